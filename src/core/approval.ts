@@ -1,0 +1,106 @@
+import type { ErrorCode } from './errors';
+import type { Verdict } from './verdict';
+
+/**
+ * The approval step every tool passes through when the policy says "ask". What is shown to the person is exactly
+ * what will happen: the argv of every stage, where, with which isolation, and for a change the unified diff.
+ */
+export interface ApprovalCommand {
+  /** Each stage's argv, as given (nothing interpreted). */
+  readonly stages: readonly (readonly string[])[];
+  /** Working directory relative to the workspace root ('.' for the root). */
+  readonly cwd: string;
+  /** The first lines of stdin, when given. */
+  readonly stdinPreview?: string;
+  readonly stdinFile?: string;
+  readonly stdoutFile?: { readonly path: string; readonly append: boolean };
+  readonly isolation: string;
+}
+
+export type ChangeKind = 'edit' | 'write' | 'copy' | 'move' | 'delete' | 'mkdir' | 'rmdir';
+
+export interface ApprovalChange {
+  readonly kind: ChangeKind;
+  /** Paths relative to the root: the file changed, or source and destination. */
+  readonly files: readonly string[];
+  /** Unified diff of exactly what will be written (byte-for-byte what lands), when the change has content. */
+  readonly diff?: string;
+  /** Full proposed content, for opening the change in a diff editor. */
+  readonly proposed?: string;
+  readonly original?: string;
+}
+
+export interface ApprovalRequest {
+  readonly id: string;
+  readonly tool: string;
+  /** The rule that made the verdict "ask", and why. */
+  readonly rule: string;
+  readonly reason: string;
+  readonly command?: ApprovalCommand;
+  readonly change?: ApprovalChange;
+  readonly fetch?: { readonly url: string };
+  /** Exact command line used for "always allow" / session approvals (argv joined by spaces). */
+  readonly key: string;
+}
+
+export type ApprovalOption = 'once' | 'session' | 'timed' | 'always' | 'all';
+
+export interface ApprovalDecision {
+  readonly approved: boolean;
+  /** Optional reason given by the person; returned to the agent on denial. */
+  readonly reason?: string;
+  /** Who decided: 'user', 'timeout', 'unavailable', 'session-rule', 'elicitation' … */
+  readonly by: string;
+  readonly option?: ApprovalOption;
+}
+
+export interface Approver {
+  /** Short name for logs and results ('vscode', 'elicitation', 'none'). */
+  readonly kind: string;
+  /** Resolves with the decision; an aborted signal withdraws the request (resolves as not approved). */
+  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+}
+
+/** The approver when nobody can be asked: every "ask" becomes a denial that says so. */
+export const unavailableApprover: Approver = {
+  kind: 'none',
+  approve: async () => ({
+    approved: false,
+    by: 'unavailable',
+    reason: 'This request needs approval, but no approver is connected (start the server from VS Code, use a client that supports MCP elicitation, or choose --mode auto).',
+  }),
+};
+
+export type GateOutcome =
+  | { readonly allowed: true; readonly approvedBy?: string; readonly waitedMs: number }
+  | { readonly allowed: false; readonly code: ErrorCode; readonly reason: string; readonly rule: string; readonly waitedMs: number };
+
+/**
+ * Turns a verdict into go / no-go: deny stops, allow passes, ask waits for the approver. The request is built
+ * lazily so an allowed call pays nothing for a diff it does not need.
+ */
+export async function gate(
+  verdict: Verdict,
+  approver: Approver,
+  buildRequest: () => ApprovalRequest | Promise<ApprovalRequest>,
+  signal?: AbortSignal,
+): Promise<GateOutcome> {
+  if (verdict.kind === 'deny') return { allowed: false, code: verdict.code, reason: verdict.reason, rule: verdict.rule, waitedMs: 0 };
+  if (verdict.kind === 'allow') return { allowed: true, waitedMs: 0 };
+  const started = Date.now();
+  let decision: ApprovalDecision;
+  try {
+    decision = await approver.approve(await buildRequest(), signal);
+  } catch (e) {
+    decision = { approved: false, by: 'error', reason: `The approver failed: ${(e as Error).message}` };
+  }
+  const waitedMs = Date.now() - started;
+  if (decision.approved) return { allowed: true, approvedBy: decision.by, waitedMs };
+  const code: ErrorCode = decision.by === 'unavailable' ? 'APPROVAL_UNAVAILABLE' : 'APPROVAL_DENIED';
+  const reason = decision.reason
+    ? decision.reason
+    : decision.by === 'timeout'
+      ? 'Nobody approved the request in time.'
+      : 'The request was denied.';
+  return { allowed: false, code, reason, rule: verdict.rule, waitedMs };
+}

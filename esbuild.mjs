@@ -6,7 +6,11 @@ const quiet = process.argv.includes('--quiet');
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
+const fs = await import('node:fs');
+const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+
 const common = {
+  define: { GUARDED_SHELL_VERSION: JSON.stringify(pkg.version) },
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -23,7 +27,6 @@ const entries = [
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
 ];
 
-const fs = await import('node:fs');
 const present = entries.filter((e) => fs.existsSync(e.entryPoints[0]));
 
 if (watch) {

@@ -1,0 +1,51 @@
+import { loadConfigFile } from '../core/config/configFile';
+import { settingsFromEnvironment } from '../core/config/environment';
+import { resolveSettings } from '../core/config/settings';
+import { isToolError } from '../core/errors';
+import { PolicyError } from '../core/policy';
+import { startStandalone } from '../server/standalone';
+import { connectionHelp } from './connectionHelp';
+import { FlagError, helpText, parseFlags } from './flags';
+
+declare const GUARDED_SHELL_VERSION: string | undefined;
+const VERSION = typeof GUARDED_SHELL_VERSION === 'string' ? GUARDED_SHELL_VERSION : '0.0.0-dev';
+
+/** `guarded-shell`: the standalone server. Exit code 2 for a bad flag, value or config; 1 when it cannot start. */
+async function main(argv: readonly string[]): Promise<void> {
+  const flags = parseFlags(argv);
+  if (flags.help) return void process.stdout.write(helpText(VERSION) + '\n');
+  if (flags.version) return void process.stdout.write(VERSION + '\n');
+  const fromFile = loadConfigFile(flags.conf, process.cwd());
+  const settings = resolveSettings([fromFile, settingsFromEnvironment(process.env), flags.layer]);
+  const server = await startStandalone(settings, VERSION);
+
+  const err = process.stderr;
+  err.write('guarded-shell: every allowed command runs with this process\'s OS permissions; the allowlist and argument rules are defence in depth, not a sandbox (see README, "Security model").\n');
+  if (settings.server.transport !== 'stdio') {
+    if (server.token === null) err.write('guarded-shell: WARNING: authentication is OFF (--noauth). Anyone who can reach this port can run commands.\n');
+    // Connection details go to stderr too: stdout carries the audit stream (JSON lines) unless --quiet.
+    err.write(connectionHelp(server.url!, server.token ?? null, settings.policy.root) + '\n');
+  }
+  if (server.ctx.isolation.warning) err.write(`guarded-shell: ${server.ctx.isolation.warning}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    err.write(`guarded-shell: ${signal}: stopping every running command and shutting down\n`);
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  if (settings.server.transport === 'stdio') process.stdin.on('end', () => stop('stdin closed'));
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  const usage = e instanceof FlagError || e instanceof PolicyError || (isToolError(e) && (e.code === 'BAD_REQUEST' || e.code === 'PATH_NOT_FOUND'));
+  process.stderr.write(`guarded-shell: ${(e as Error).message}\n`);
+  process.exit(usage ? 2 : 1);
+});

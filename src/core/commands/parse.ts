@@ -1,0 +1,61 @@
+import { ToolError } from '../errors';
+
+/**
+ * Splits a request's argv into pipeline stages and redirects. Operators are DISCRETE elements only: `|`, `<`, `>`,
+ * `>>`. `a|b` or `>file` inside one element is plain data (there is no shell), which is what the caller wrote.
+ * `<` may only feed the first stage, `>`/`>>` only take the last stage's output, each at most once.
+ */
+export interface ParsedCommand {
+  readonly stages: readonly (readonly string[])[];
+  readonly stdinFile?: string;
+  readonly stdoutFile?: { readonly path: string; readonly append: boolean };
+}
+
+export const OPERATORS = new Set(['|', '<', '>', '>>']);
+
+export function parseCommand(argv: readonly string[], options: { literal?: boolean } = {}): ParsedCommand {
+  if (!Array.isArray(argv) || argv.length === 0) throw new ToolError('BAD_REQUEST', 'The command is empty: give at least the program name.', 'request.empty');
+  for (const [i, a] of argv.entries()) {
+    if (typeof a !== 'string') throw new ToolError('BAD_REQUEST', `Command element ${i} is not a string.`, 'request.type');
+    if (a.includes('\0')) throw new ToolError('BAD_REQUEST', `Command element ${i} contains a NUL byte.`, 'request.nul');
+  }
+  if (options.literal) return { stages: [[...argv]] };
+  const stages: string[][] = [[]];
+  let stdinFile: string | undefined;
+  let stdoutFile: { path: string; append: boolean } | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const current = stages[stages.length - 1]!;
+    if (a === '|') {
+      if (current.length === 0) throw new ToolError('BAD_REQUEST', `Empty pipeline stage before the "|" at element ${i}.`, 'request.pipeline');
+      if (stdoutFile) throw new ToolError('BAD_REQUEST', 'An output redirect must come after the last stage of the pipeline.', 'request.redirect');
+      stages.push([]);
+      continue;
+    }
+    if (a === '<' || a === '>' || a === '>>') {
+      const target = argv[i + 1];
+      if (target === undefined || OPERATORS.has(target)) throw new ToolError('BAD_REQUEST', `The redirect "${a}" at element ${i} has no file after it.`, 'request.redirect');
+      if (target === '') throw new ToolError('BAD_REQUEST', `The redirect "${a}" at element ${i} has an empty file name.`, 'request.redirect');
+      if (current.length === 0) throw new ToolError('BAD_REQUEST', `The redirect "${a}" at element ${i} must follow a command.`, 'request.redirect');
+      if (a === '<') {
+        if (stages.length > 1) throw new ToolError('BAD_REQUEST', 'An input redirect "<" can only feed the first stage of a pipeline.', 'request.redirect');
+        if (stdinFile !== undefined) throw new ToolError('BAD_REQUEST', 'Only one input redirect "<" is allowed.', 'request.redirect');
+        stdinFile = target;
+      } else {
+        if (stdoutFile !== undefined) throw new ToolError('BAD_REQUEST', 'Only one output redirect (">" or ">>") is allowed.', 'request.redirect');
+        stdoutFile = { path: target, append: a === '>>' };
+      }
+      i++;
+      continue;
+    }
+    if (stdoutFile) throw new ToolError('BAD_REQUEST', `Element ${i} ("${a}") follows the output redirect: redirects must come last.`, 'request.redirect');
+    current.push(a);
+  }
+  if (stages[stages.length - 1]!.length === 0) throw new ToolError('BAD_REQUEST', 'The pipeline ends with "|" and no command after it.', 'request.pipeline');
+  return { stages, ...(stdinFile !== undefined && { stdinFile }), ...(stdoutFile && { stdoutFile }) };
+}
+
+/** The exact command line used for auto-approve rules and session approvals. */
+export function commandKey(argv: readonly string[]): string {
+  return argv.join(' ');
+}

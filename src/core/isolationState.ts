@@ -1,0 +1,18 @@
+import type { ExecStage } from './exec/types';
+
+/**
+ * What the command pipeline needs to know about isolation at the moment of a call: which sandbox wraps each
+ * stage, or why commands are refused (isolation required but unavailable), or the warning to surface when
+ * `auto` found no sandbox. Built by the host from the capability probe and the policy.
+ */
+export interface IsolationState {
+  /** 'bwrap' | 'seatbelt' | 'none' — reported in every result and audit event. */
+  readonly kind: string;
+  readonly wrap?: (stage: ExecStage, cwd: string) => ExecStage;
+  /** Set when isolation is required and no sandbox can run: every command is denied with this reason. */
+  readonly denial?: string;
+  /** Set when isolation is `auto` and no sandbox is available. */
+  readonly warning?: string;
+}
+
+export const NO_ISOLATION: IsolationState = { kind: 'none' };

@@ -1,0 +1,22 @@
+import type { Policy } from '../policy';
+import { deny, type Verdict } from '../verdict';
+import { matchesGlob } from './glob';
+import type { ResolvedPath } from './confine';
+
+/**
+ * Paths inside the workspace that no tool may change: git's internals (hooks there run code on the developer's
+ * next commit), the server's own config and audit files, and the user's extra globs (`.env` …).
+ */
+export function checkWritable(target: ResolvedPath, policy: Pick<Policy, 'protectedPaths' | 'ownFiles'>): Verdict | undefined {
+  const segments = target.relative.split('/');
+  if (segments.includes('.git')) {
+    return deny('PATH_PROTECTED', 'protected.git', `"${target.relative}" is inside a .git folder; git's internals cannot be changed through this server (hooks there would run code).`);
+  }
+  if (policy.ownFiles.includes(target.real)) {
+    return deny('PATH_PROTECTED', 'protected.own-file', `"${target.relative}" is one of the server's own files (configuration or audit log).`);
+  }
+  for (const glob of policy.protectedPaths) {
+    if (matchesGlob(target.relative, glob)) return deny('PATH_PROTECTED', 'protected.user-glob', `"${target.relative}" is protected by the rule "${glob}".`);
+  }
+  return undefined;
+}

@@ -1,0 +1,58 @@
+import type { Approver } from '../core/approval';
+import { ApprovalMemory } from '../core/approvalMemory';
+import type { AuditLog } from '../core/audit';
+import type { CommandDeps } from '../core/commands/run';
+import type { Executor } from '../core/exec/types';
+import type { IsolationState } from '../core/isolationState';
+import type { Policy } from '../core/policy';
+
+/**
+ * Everything the tools of one server process share, whatever the transport or session: the live policy (swapped
+ * whole when settings change), the one executor (so the concurrency limit is global), the audit log, the
+ * isolation state and remembered approvals. The approver can depend on the session (MCP elicitation).
+ */
+export class ServerContext {
+  private currentPolicy: Policy;
+  readonly memory = new ApprovalMemory();
+  private readonly policyListeners = new Set<(p: Policy) => void>();
+
+  constructor(
+    policy: Policy,
+    readonly executor: Executor,
+    readonly audit: AuditLog,
+    public isolation: IsolationState,
+    /** The approver used when the session has none of its own (VS Code channel, or "unavailable"). */
+    public defaultApprover: Approver,
+    readonly version: string,
+  ) {
+    this.currentPolicy = policy;
+  }
+
+  get policy(): Policy {
+    return this.currentPolicy;
+  }
+
+  /** Swaps the policy in whole: calls already decided keep the policy they were decided under. */
+  setPolicy(policy: Policy): void {
+    this.currentPolicy = policy;
+    this.executor.setConcurrency(policy.concurrency);
+    for (const l of this.policyListeners) l(policy);
+  }
+
+  onPolicyChange(listener: (p: Policy) => void): () => void {
+    this.policyListeners.add(listener);
+    return () => this.policyListeners.delete(listener);
+  }
+
+  /** The dependencies of the command pipeline, with the approver chosen for one session. */
+  commandDeps(approver: () => Approver): CommandDeps {
+    return {
+      policy: () => this.currentPolicy,
+      executor: this.executor,
+      approver,
+      audit: this.audit,
+      isolation: () => this.isolation,
+      memory: this.memory,
+    };
+  }
+}

@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { allowedHosts, bearerMatches, corsHeaders, hostAllowed } from './guards';
+
+export interface HttpServerOptions {
+  readonly host: string;
+  readonly port: number;
+  /** null = no authentication (--noauth). */
+  readonly token: string | null;
+  readonly corsOrigins: readonly string[];
+  readonly transport: 'http' | 'sse';
+  /** Largest request body accepted; larger ones get 413 and the server keeps serving. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface RunningHttpServer {
+  readonly url: string;
+  readonly port: number;
+  readonly sessions: () => number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  readonly transport: Transport;
+  readonly close: () => void;
+}
+
+type ServerFactory = () => { server: McpServer; dispose: () => void };
+
+const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
+
+/**
+ * Streamable HTTP at /mcp (or legacy SSE at /sse + /messages) on one port, behind three gates in this order:
+ * Host header (DNS rebinding), Origin (CORS allowlist), bearer token. Each client session gets its own McpServer;
+ * all share one context. A client that drops its connection mid-call has its calls cancelled (its processes die).
+ */
+export async function startHttpServer(factory: ServerFactory, options: HttpServerOptions): Promise<RunningHttpServer> {
+  const sessions = new Map<string, Session>();
+  let hosts: Set<string> | undefined;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+
+  const handler = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!hostAllowed(req.headers.host, hosts)) return reject(res, 403, `Host "${req.headers.host ?? ''}" is not allowed (DNS rebinding protection).`);
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const cors = corsHeaders(origin, options.corsOrigins);
+      if (!cors) return reject(res, 403, `Origin "${origin}" is not allowed (see --cors-origin).`);
+      for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204).end();
+        return;
+      }
+    }
+    if (url.pathname === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+      return;
+    }
+    if (options.token !== null && !bearerMatches(req.headers.authorization, options.token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="guarded-shell"');
+      return reject(res, 401, 'Missing or wrong bearer token.');
+    }
+    if (options.transport === 'sse') return handleSse(req, res, url);
+    if (url.pathname !== '/mcp' && url.pathname !== '/mcp/') return reject(res, 404, `Nothing at ${url.pathname}; the MCP endpoint is /mcp.`);
+    return handleStreamable(req, res);
+  };
+
+  async function handleStreamable(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const sessionId = header(req, 'mcp-session-id');
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJson(req, maxBody);
+      if (!read.ok) return jsonRpcError(res, read.status, read.code, read.message);
+      body = read.value;
+    }
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (!session) return jsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize.');
+      cancelOnDisconnect(req, res, session.transport, body);
+      return (session.transport as StreamableHTTPServerTransport).handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id header and not an initialize request.');
+    }
+    const { server, dispose } = factory();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, close: () => void transport.close() });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      dispose();
+      void server.close().catch(() => {});
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function handleSse(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const { server, dispose } = factory();
+      const transport = new SSEServerTransport('/messages', res);
+      sessions.set(transport.sessionId, { transport, close: () => void transport.close() });
+      res.on('close', () => {
+        sessions.delete(transport.sessionId);
+        dispose();
+        void server.close().catch(() => {});
+      });
+      await server.connect(transport);
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === '/messages') {
+      const session = sessions.get(url.searchParams.get('sessionId') ?? '');
+      if (!session) return reject(res, 404, 'Unknown SSE session.');
+      const read = await readJson(req, maxBody);
+      if (!read.ok) return jsonRpcError(res, read.status, read.code, read.message);
+      return (session.transport as SSEServerTransport).handlePostMessage(req, res, read.value);
+    }
+    return reject(res, 404, 'The SSE endpoints are GET /sse and POST /messages.');
+  }
+
+  const server = http.createServer((req, res) => {
+    handler(req, res).catch((e) => {
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, `Internal error: ${(e as Error).message}`);
+      else res.end();
+    });
+  });
+  server.requestTimeout = 0; // long-running commands stream their response
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(options.host, port);
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}${options.transport === 'sse' ? '/sse' : '/mcp'}`,
+    port,
+    sessions: () => sessions.size,
+    close: async () => {
+      for (const s of sessions.values()) s.close();
+      sessions.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * When the client drops the connection that carries its requests, cancel those requests exactly as if it had
+ * sent notifications/cancelled: the tool's abort signal fires and the executor kills the process tree.
+ */
+function cancelOnDisconnect(req: http.IncomingMessage, res: http.ServerResponse, transport: Transport, body: unknown): void {
+  if (req.method !== 'POST') return;
+  const ids = (Array.isArray(body) ? body : [body])
+    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
+    .map((m) => m.id);
+  if (ids.length === 0) return;
+  res.on('close', () => {
+    if (res.writableFinished) return;
+    for (const id of ids) {
+      const cancel: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'client disconnected' } };
+      transport.onmessage?.(cancel);
+    }
+  });
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+type ReadResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+
+function readJson(req: http.IncomingMessage, limit: number): Promise<ReadResult> {
+  return new Promise((resolve) => {
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > limit) {
+      req.resume();
+      resolve({ ok: false, status: 413, code: -32600, message: `Request body too large (${declared} bytes; the limit is ${limit}).` });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        req.resume();
+        resolve({ ok: false, status: 413, code: -32600, message: `Request body too large (over ${limit} bytes).` });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve({ ok: true, value: JSON.parse(text) });
+      } catch (e) {
+        resolve({ ok: false, status: 400, code: -32700, message: `Parse error: ${(e as Error).message}` });
+      }
+    });
+    req.on('error', () => {
+      if (!done) resolve({ ok: false, status: 400, code: -32700, message: 'The request body could not be read.' });
+      done = true;
+    });
+  });
+}
+
+function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function reject(res: http.ServerResponse, status: number, message: string): void {
+  jsonRpcError(res, status, -32000, message);
+}

@@ -1,0 +1,67 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { unavailableApprover } from '../core/approval';
+import { AuditLog, fileSink, streamSink } from '../core/audit';
+import type { EffectiveSettings } from '../core/config/settings';
+import { createExecutor } from '../core/exec/executor';
+import { ServerContext } from './context';
+import { createServer } from './createServer';
+import { generateToken } from './http/guards';
+import { startHttpServer } from './http/httpServer';
+import { resolveIsolation } from './isolation';
+import { elicitationApprover } from './approvers/elicitation';
+
+export interface StandaloneServer {
+  readonly ctx: ServerContext;
+  /** The MCP endpoint, for the HTTP transports. */
+  readonly url?: string;
+  /** The bearer token clients must send, unless authentication is off. */
+  readonly token?: string | null;
+  /** Kills every running command tree, closes the transport and the audit log. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the server the way the CLI runs it: one context (policy, executor, audit, isolation), one transport.
+ * Without VS Code, approvals go through MCP elicitation when the client supports it, otherwise a request that
+ * needs approval is denied with APPROVAL_UNAVAILABLE.
+ */
+export async function startStandalone(settings: EffectiveSettings, version: string, streams = { out: process.stdout, err: process.stderr }): Promise<StandaloneServer> {
+  const { policy, server: options } = settings;
+  const audit = new AuditLog();
+  // Under --stdio, stdout carries MCP frames: the audit goes to stderr there.
+  if (!options.quiet) audit.add(streamSink(options.transport === 'stdio' ? streams.err : streams.out));
+  if (options.auditLog) audit.add(fileSink(options.auditLog));
+  const executor = createExecutor({ concurrency: policy.concurrency });
+  const isolation = await resolveIsolation(policy);
+  const ctx = new ServerContext(policy, executor, audit, isolation, unavailableApprover, version);
+  const factory = () => createServer(ctx, (server) => elicitationApprover(server, ctx));
+
+  let closeTransport: () => Promise<void>;
+  let url: string | undefined;
+  let token: string | null | undefined;
+  if (options.transport === 'stdio') {
+    const { server } = factory();
+    const transport = new StdioServerTransport();
+    await server.connect(transport);
+    closeTransport = () => server.close();
+  } else {
+    token = options.auth === null ? null : (options.auth ?? generateToken());
+    const http = await startHttpServer(factory, { host: options.host, port: options.port, token, corsOrigins: options.corsOrigins, transport: options.transport });
+    url = http.url;
+    closeTransport = () => http.close();
+  }
+  audit.record({ event: 'server', result_type: 'success', action: 'start', transport: options.transport, root: policy.root, mode: policy.mode, isolation: isolation.kind, ...(url && { url }) });
+  let closing: Promise<void> | undefined;
+  return {
+    ctx,
+    ...(url !== undefined && { url }),
+    ...(token !== undefined && { token }),
+    close: () =>
+      (closing ??= (async () => {
+        await executor.shutdown();
+        await closeTransport().catch(() => {});
+        audit.record({ event: 'server', result_type: 'success', action: 'stop' });
+        audit.close();
+      })()),
+  };
+}

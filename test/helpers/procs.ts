@@ -1,0 +1,33 @@
+import * as fs from 'node:fs';
+
+/** Pids of live processes whose command line is exactly `argv` (e.g. ['sleep', '3101']); zombies excluded. */
+export function pidsWithCmdline(argv: readonly string[]): number[] {
+  const wanted = argv.join('\0');
+  const out: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0$/, '');
+      if (cmd !== wanted) continue;
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z') out.push(Number(name));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/** A number unlikely to collide with other tests' sleeps, so survivors can be counted exactly. */
+export function uniqueSeconds(): string {
+  return String(3000 + Math.floor(Math.random() * 6000));
+}
+
+/** Resident memory of a process in kB (VmRSS), from /proc. */
+export function rssKb(pid: number | 'self' = 'self'): number {
+  const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export const REPO = path.resolve(__dirname, '..', '..');
+export const CLI = path.join(REPO, 'dist', 'cli.js');
+export const FIXTURE_BIN = path.join(REPO, 'test', 'fixtures', 'bin');
+export const TOKEN = 'test-token-0123456789abcdef';
+
+export interface RunningServer {
+  readonly proc: ChildProcess;
+  readonly url: string;
+  readonly stderr: () => string;
+  readonly stdout: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the real CLI (dist/cli.js) on a free port and waits until it prints its endpoint. */
+export async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
+  const proc = spawn(process.execPath, [CLI, '--port', '0', ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 15_000);
+    proc.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /MCP endpoint (\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${err}`));
+    });
+  });
+  return {
+    proc,
+    url,
+    stderr: () => err,
+    stdout: () => out,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null) return resolve(proc.exitCode);
+        proc.once('exit', (code) => resolve(code));
+        proc.kill(signal);
+      }),
+  };
+}
+
+export async function httpClient(url: string, token: string | null = TOKEN, capabilities: Record<string, unknown> = {}): Promise<Client> {
+  const client = new Client({ name: 'guarded-shell-test', version: '1.0.0' }, { capabilities });
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+export async function sseClient(url: string, token: string = TOKEN): Promise<Client> {
+  const client = new Client({ name: 'guarded-shell-test', version: '1.0.0' });
+  const headers = { Authorization: `Bearer ${token}` };
+  await client.connect(
+    new SSEClientTransport(new URL(url), {
+      requestInit: { headers },
+      eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+    }),
+  );
+  return client;
+}
+
+export async function stdioClient(args: readonly string[], env: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--stdio', ...args],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'guarded-shell-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** Structured content of a tool result, typed loosely for assertions. */
+export function structured(result: unknown): Record<string, any> {
+  return (result as { structuredContent: Record<string, any> }).structuredContent;
+}

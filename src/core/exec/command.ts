@@ -1,0 +1,300 @@
+import { spawn, type ChildProcess, type IOType, type StdioOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import type { Readable, Stream } from 'node:stream';
+import { BoundedCapture } from './capture';
+import { killLeftoverGroups, killProcessTrees } from './kill';
+import { RUN_MARKER_NAME } from './processes';
+import { openStdinFile, openStdoutFile } from './redirects';
+import type { ExecOutcome, ExecResult, ExecSpec, StageStatus } from './types';
+
+/**
+ * One started command (a pipeline of stages). It owns the processes from spawn until every one of them is
+ * reaped, and its `done` promise never rejects: every failure becomes an outcome.
+ */
+
+export type StopReason = 'timeout' | 'canceled' | 'output_limit';
+
+export interface RunningCommand {
+  readonly done: Promise<Omit<ExecResult, 'queueMs'>>;
+  /** Kill the whole tree; the first reason given is the one reported. */
+  stop(reason: StopReason): void;
+}
+
+export interface CommandOptions {
+  readonly killGraceMs: number;
+}
+
+type StdioEntry = IOType | Stream | number;
+
+interface Stage {
+  child: ChildProcess | undefined;
+  pid: number | undefined;
+  exited: boolean;
+  closed: boolean;
+  exitCode: number | null;
+  signal: string | null;
+}
+
+/** After a normal exit, how long stdio may stay open before we go looking for an escaped holder. */
+const CLOSE_AFTER_EXIT_MS = 300;
+/** After the final SIGKILL, how long we wait for the pipes to close before abandoning them. */
+const CLOSE_AFTER_KILL_MS = 1000;
+const PROGRESS_MS = 1000;
+/** setTimeout fires at once for delays above 2^31-1 ms; clamp so a huge timeout is not a zero one. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningCommand {
+  const startedAt = performance.now();
+  const runId = randomBytes(12).toString('hex');
+  const stages: Stage[] = [];
+  let stopReason: StopReason | undefined;
+  let spawnError: string | undefined;
+  let phase: 'running' | 'finishing' = 'running';
+
+  let wake: () => void = () => undefined;
+  const attention = new Promise<void>((resolve) => (wake = resolve));
+  let closedWaiters: Array<() => void> = [];
+  const checkClosed = (): void => {
+    if (stages.every((s) => s.closed)) for (const w of closedWaiters.splice(0)) w();
+  };
+  const checkExited = (): void => {
+    if (stages.every((s) => s.exited)) wake();
+  };
+
+  const stop = (reason: StopReason): void => {
+    // Once everything has exited only a late output overflow is still worth reporting (the text is cut).
+    if (stopReason !== undefined || (phase !== 'running' && reason !== 'output_limit')) return;
+    stopReason = reason;
+    wake();
+  };
+
+  const stdoutCap = new BoundedCapture(spec.outputLimitBytes, () => stop('output_limit'));
+  const stderrCap = new BoundedCapture(spec.outputLimitBytes, () => stop('output_limit'));
+
+  const invalid = validate(spec);
+  if (invalid !== undefined) return settled(errorResult(invalid, startedAt));
+  if (spec.signal?.aborted) return settled(emptyResult('canceled', startedAt));
+
+  let stdinFd: number | undefined;
+  let stdoutFd: number | undefined;
+  try {
+    if (spec.stdinFile !== undefined) stdinFd = openStdinFile(spec.stdinFile);
+    if (spec.stdoutFile !== undefined) stdoutFd = openStdoutFile(spec.stdoutFile.path, spec.stdoutFile.append);
+  } catch (e) {
+    if (stdinFd !== undefined) fs.closeSync(stdinFd);
+    return settled(errorResult((e as Error).message, startedAt));
+  }
+
+  const env = { ...spec.env, [RUN_MARKER_NAME]: runId };
+  try {
+    let previousStdout: Readable | undefined;
+    for (let i = 0; i < spec.stages.length; i++) {
+      const last = i === spec.stages.length - 1;
+      const stdin: StdioEntry =
+        i > 0 ? previousStdout! : stdinFd !== undefined ? stdinFd : spec.stdin !== undefined ? 'pipe' : 'ignore';
+      const stdout: StdioEntry = last && stdoutFd !== undefined ? stdoutFd : 'pipe';
+      // fd 3 is a "lifeline": every descendant inherits it unless it closes it, so the stage's 'close' waits
+      // for an escaped (setsid) process that keeps it, and the normal-exit path notices it without a /proc scan.
+      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe']);
+      stages.push(stage);
+      // The next stage (or nobody) holds the pipe now; the parent's copy would keep it open and, read by us,
+      // would steal the data. Destroyed synchronously, before the event loop could read a single byte.
+      previousStdout?.destroy();
+      previousStdout = undefined;
+      if (stage.pid === undefined) break;
+      wire(stage, i === 0, last);
+      if (!last) previousStdout = stage.child!.stdout ?? undefined;
+    }
+  } finally {
+    if (stdinFd !== undefined) fs.closeSync(stdinFd);
+    if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
+  }
+
+  function spawnStage(s: ExecSpec, index: number, childEnv: Record<string, string>, stdio: StdioOptions): Stage {
+    const { file, args } = s.stages[index]!;
+    const stage: Stage = { child: undefined, pid: undefined, exited: false, closed: false, exitCode: null, signal: null };
+    try {
+      const child = spawn(file, [...args], {
+        cwd: s.cwd,
+        env: childEnv,
+        stdio,
+        shell: false,
+        detached: true, // own process group (and session): the unit we kill
+        windowsHide: true,
+      });
+      stage.child = child;
+      stage.pid = child.pid;
+      child.on('error', (err) => {
+        // Spawn failures (ENOENT, EACCES) arrive here on the next tick; later errors (kill failing) are moot.
+        // Only one stage can fail to spawn (we stop there), so its detail replaces the placeholder below.
+        if (stage.pid === undefined) spawnError = describeSpawnError(err, s.cwd);
+      });
+    } catch (e) {
+      spawnError ??= describeSpawnError(e as Error, s.cwd);
+    }
+    if (stage.pid === undefined) {
+      spawnError ??= `spawn ${file} failed`;
+      // Nothing runs for this stage: release whatever pipes were created for it.
+      for (const stream of stage.child?.stdio ?? []) (stream as Readable | null)?.destroy();
+      stage.exited = true;
+      stage.closed = true;
+      wake();
+    }
+    return stage;
+  }
+
+  function wire(stage: Stage, first: boolean, last: boolean): void {
+    const child = stage.child!;
+    child.stderr?.on('data', (chunk: Buffer) => stderrCap.push(chunk));
+    // Nobody writes the lifeline; reading it lets its EOF (= every holder gone) be seen.
+    (child.stdio[3] as Readable | null | undefined)?.resume();
+    if (last) child.stdout?.on('data', (chunk: Buffer) => stdoutCap.push(chunk));
+    if (first && child.stdin && spec.stdin !== undefined) {
+      // A command that never reads its stdin closes the pipe: EPIPE here is normal, not a failure.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(typeof spec.stdin === 'string' ? spec.stdin : Buffer.from(spec.stdin));
+    }
+    child.on('exit', (code, signal) => {
+      stage.exited = true;
+      stage.exitCode = code;
+      stage.signal = signal;
+      checkExited();
+    });
+    child.on('close', () => {
+      stage.exited = true;
+      stage.closed = true;
+      checkClosed();
+    });
+  }
+
+  const pgids = stages.map((s) => s.pid).filter((p): p is number => p !== undefined);
+  const timer = setTimeout(() => stop('timeout'), Math.min(Math.max(0, spec.timeoutMs), MAX_TIMER_MS));
+  const onAbort = (): void => stop('canceled');
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  const progress = spec.onProgress
+    ? setInterval(() => {
+        safeCall(() =>
+          spec.onProgress!({ elapsedMs: Math.round(performance.now() - startedAt), stdoutBytes: stdoutCap.total, stderrBytes: stderrCap.total }),
+        );
+      }, PROGRESS_MS)
+    : undefined;
+  if (spawnError === undefined && spec.onStart) safeCall(spec.onStart);
+  checkExited();
+
+  const allClosed = (ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      if (stages.every((s) => s.closed)) return resolve(true);
+      const t = setTimeout(() => resolve(false), ms);
+      closedWaiters.push(() => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+
+  const done = (async (): Promise<Omit<ExecResult, 'queueMs'>> => {
+    await attention; // all stages exited, a stop was requested, or a stage failed to spawn
+    const killing = stopReason !== undefined || spawnError !== undefined;
+    phase = 'finishing';
+    clearTimeout(timer);
+    spec.signal?.removeEventListener('abort', onAbort);
+    if (progress) clearInterval(progress);
+
+    if (spawnError !== undefined) await new Promise((resolve) => setImmediate(resolve)); // let 'error' tell why
+    if (killing) {
+      await killProcessTrees({ pgids, runId }, spawnError !== undefined ? 0 : opts.killGraceMs);
+    } else {
+      // Normal exit: background children (`sleep 300 &`) may still hold the pipes. One signal per group.
+      killLeftoverGroups(pgids);
+    }
+    if (!(await allClosed(killing ? CLOSE_AFTER_KILL_MS : CLOSE_AFTER_EXIT_MS))) {
+      // Someone outside the groups (setsid) holds a pipe: find them by marker / ancestry and kill them.
+      await killProcessTrees({ pgids, runId }, 0);
+      if (!(await allClosed(CLOSE_AFTER_KILL_MS))) {
+        for (const s of stages) for (const stream of s.child?.stdio ?? []) (stream as Readable | null)?.destroy();
+      }
+    }
+    closedWaiters = [];
+    return buildResult();
+  })();
+
+  function buildResult(): Omit<ExecResult, 'queueMs'> {
+    const statuses: StageStatus[] = stages.map((s) => ({ exitCode: s.exitCode, signal: s.signal }));
+    const last = stages[stages.length - 1];
+    const exitCode = last?.exitCode ?? null;
+    let outcome: ExecOutcome;
+    if (spawnError !== undefined) outcome = 'error';
+    else if (stopReason !== undefined) outcome = stopReason;
+    else outcome = exitCode === 0 ? 'ok' : 'failed';
+    return {
+      outcome,
+      exitCode,
+      signal: last?.signal ?? null,
+      stages: statuses,
+      stdout: stdoutCap.text(),
+      stderr: stderrCap.text(),
+      stdoutBytes: stdoutCap.total,
+      stderrBytes: stderrCap.total,
+      stdoutTruncated: stdoutCap.truncated,
+      stderrTruncated: stderrCap.truncated,
+      durationMs: Math.round(performance.now() - startedAt),
+      ...(spawnError !== undefined && { error: spawnError }),
+    };
+  }
+
+  return { done, stop };
+}
+
+function settled(result: Omit<ExecResult, 'queueMs'>): RunningCommand {
+  return { done: Promise.resolve(result), stop: () => undefined };
+}
+
+function emptyResult(outcome: ExecOutcome, startedAt: number, error?: string): Omit<ExecResult, 'queueMs'> {
+  return {
+    outcome,
+    exitCode: null,
+    signal: null,
+    stages: [],
+    stdout: '',
+    stderr: '',
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    durationMs: Math.round(performance.now() - startedAt),
+    ...(error !== undefined && { error }),
+  };
+}
+
+function errorResult(error: string, startedAt: number): Omit<ExecResult, 'queueMs'> {
+  return emptyResult('error', startedAt, error);
+}
+
+function validate(spec: ExecSpec): string | undefined {
+  if (spec.stages.length === 0) return 'no command to run (empty pipeline)';
+  if (spec.stdin !== undefined && spec.stdinFile !== undefined) return 'stdin and stdinFile are mutually exclusive';
+  if (!Number.isFinite(spec.timeoutMs)) return `invalid timeout ${spec.timeoutMs}`;
+  if (!Number.isInteger(spec.outputLimitBytes) || spec.outputLimitBytes < 0) return `invalid output limit ${spec.outputLimitBytes}`;
+  return undefined;
+}
+
+/** Node reports a missing working directory as `spawn <file> ENOENT`, which blames the wrong thing. */
+function describeSpawnError(err: Error, cwd: string): string {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    try {
+      if (!fs.statSync(cwd).isDirectory()) return `working directory ${cwd} is not a directory`;
+    } catch {
+      return `working directory ${cwd} does not exist`;
+    }
+  }
+  return err.message;
+}
+
+/** A throwing progress/start callback must not take the executor down with it. */
+function safeCall(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // ignored on purpose
+  }
+}

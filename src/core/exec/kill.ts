@@ -1,0 +1,101 @@
+import treeKill from 'tree-kill';
+import { isProcessAlive, membersOfGroups, procAvailable, processesOfRun, listProcesses } from './processes';
+
+/**
+ * Stopping a call's whole process tree: SIGTERM to every stage's process group and to every escaped
+ * descendant, a grace period (left early once everything is gone), then SIGKILL, repeated a few times with a
+ * fresh look at /proc so that a process forked during the grace does not slip through.
+ */
+
+export interface KillTarget {
+  /** The stages' process-group ids (each stage is spawned detached, so its pid is its pgid). */
+  readonly pgids: readonly number[];
+  /** The per-call marker value of GUARDED_SHELL_RUN. */
+  readonly runId: string;
+}
+
+const POLL_MS = 25;
+const SIGKILL_ROUNDS = 5;
+
+export async function killProcessTrees(target: KillTarget, graceMs: number): Promise<void> {
+  const pgids = target.pgids.filter(isSafeTarget);
+  if (pgids.length === 0) return;
+  const linux = procAvailable();
+  // Collect escaped descendants BEFORE signalling: once a parent dies its children are re-parented and the
+  // ppid trail is gone (the marker still finds them, unless they replaced their environment).
+  let known = linux ? processesOfRun(target.runId, pgids) : [];
+
+  if (graceMs > 0) {
+    signalAll(pgids, known, 'SIGTERM', linux);
+    await waitUntil(() => !anyAlive(pgids, known, linux), graceMs);
+  }
+  for (let round = 0; round < SIGKILL_ROUNDS; round++) {
+    if (linux) known = [...new Set([...known, ...processesOfRun(target.runId, pgids, known)])];
+    signalAll(pgids, known, 'SIGKILL', linux);
+    await sleep(round === 0 ? 5 : 20);
+    if (!anyAlive(pgids, known, linux)) return;
+  }
+}
+
+/**
+ * After a normal exit: kill whatever the stages left behind in their own groups (e.g. `sleep 300 &`). One
+ * signal per group and no /proc scan, because this runs on every call.
+ */
+export function killLeftoverGroups(pgids: readonly number[]): void {
+  if (process.platform === 'win32') return;
+  for (const pgid of pgids) if (isSafeTarget(pgid)) signalGroup(pgid, 'SIGKILL');
+}
+
+/** Never signal init, ourselves, or a negative/NaN id: process.kill(-1) would hit every process we may kill. */
+function isSafeTarget(pid: number): boolean {
+  return Number.isInteger(pid) && pid > 1 && pid !== process.pid;
+}
+
+function signalAll(pgids: readonly number[], pids: readonly number[], signal: NodeJS.Signals, linux: boolean): void {
+  if (process.platform !== 'win32') for (const pgid of pgids) signalGroup(pgid, signal);
+  for (const pid of pids) {
+    if (!isSafeTarget(pid)) continue;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+  // Without /proc we cannot see escaped descendants ourselves; tree-kill lists them with ps / taskkill /T.
+  if (!linux) for (const pgid of pgids) treeKill(pgid, signal, () => undefined);
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is empty
+  }
+}
+
+function anyAlive(pgids: readonly number[], pids: readonly number[], linux: boolean): boolean {
+  if (linux) {
+    const procs = listProcesses();
+    if (membersOfGroups(pgids, procs).length > 0) return true;
+    const live = new Set(procs.filter((p) => p.state !== 'Z' && p.state !== 'X').map((p) => p.pid));
+    return pids.some((pid) => live.has(pid));
+  }
+  if (process.platform === 'win32') return pgids.some(isProcessAlive);
+  return pgids.some((pgid) => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  });
+}
+
+async function waitUntil(done: () => boolean, maxMs: number): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (!done() && Date.now() < deadline) await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,137 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ExecStage } from '../exec/types';
+import { isInside } from '../paths/confine';
+import { checkContext, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
+import type { Sandbox, SandboxContext } from './types';
+
+/**
+ * bubblewrap (Linux). The command sees the real system read-only, the workspace read-write (read-only in
+ * readOnly mode), and empty tmpfs over everything private: /tmp, /run, HOME, user-hidden paths.
+ *
+ * Mounts are applied from the broadest path to the narrowest, so a narrower rule always lands ON TOP of a
+ * broader one: the workspace stays visible inside a hidden HOME, `.git` stays read-only inside a read-write
+ * workspace. On the same path the stricter rule is applied last and wins (hidden > read-only > read-write).
+ */
+
+export interface BwrapOptions {
+  /** Absolute path of bwrap (from the probe). */
+  readonly bwrapPath: string;
+  /** Absolute path of prlimit; without it no resource limit is applied (the probe reports that). */
+  readonly prlimitPath?: string;
+  /** Add --disable-userns (bubblewrap >= 0.8): nothing inside can create a user namespace of its own. */
+  readonly disableUserns: boolean;
+  /** How paths on disk are looked at; tests replace it. Returns the real path and its type, or undefined. */
+  readonly lookup?: (p: string) => PathInfo | undefined;
+}
+
+export interface PathInfo {
+  readonly real: string;
+  readonly isDirectory: boolean;
+}
+
+export type MountKind = 'rw' | 'ro' | 'hide';
+
+export interface MountEntry {
+  readonly path: string;
+  readonly kind: MountKind;
+  readonly isDirectory: boolean;
+}
+
+const STRICTNESS: Record<MountKind, number> = { rw: 0, ro: 1, hide: 2 };
+
+export function lookupPath(p: string): PathInfo | undefined {
+  try {
+    const real = fs.realpathSync(p);
+    return { real, isDirectory: fs.statSync(real).isDirectory() };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The ordered mounts laid over the read-only system. Paths that do not exist are left out on purpose: bwrap
+ * would CREATE the mount point, and inside a read-write workspace that would be a real directory on the host.
+ */
+export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | undefined = lookupPath): MountEntry[] {
+  const wanted: { path: string; kind: MountKind }[] = [
+    // Private, empty, writable: /tmp (shared sockets such as ssh-agent's and X11's live there) and /run (the
+    // docker, D-Bus and systemd sockets: a read-only mount does not stop connect() on a Unix socket).
+    { path: '/tmp', kind: 'hide' },
+    { path: '/run', kind: 'hide' },
+  ];
+  if (c.home) wanted.push({ path: c.home, kind: 'hide' });
+  wanted.push({ path: c.root, kind: c.workspaceReadOnly ? 'ro' : 'rw' });
+  if (!c.allowGitWrites) wanted.push({ path: path.join(c.root, '.git'), kind: 'ro' });
+  if (c.home && isInside(c.root, c.home)) {
+    for (const e of SENSITIVE_HOME_ENTRIES) wanted.push({ path: path.join(c.home, e), kind: 'hide' });
+  }
+  // With the network allowed, DNS often goes through systemd-resolved's stub, whose resolv.conf lives in /run.
+  if (c.network === 'allow') wanted.push({ path: '/run/systemd/resolve', kind: 'ro' });
+  for (const p of c.readOnlyPaths) wanted.push({ path: p, kind: 'ro' });
+  for (const p of c.hiddenPaths) wanted.push({ path: p, kind: 'hide' });
+
+  const entries: MountEntry[] = [];
+  for (const w of wanted) {
+    const info = lookup(w.path);
+    if (!info || info.real === '/') continue;
+    entries.push({ path: info.real, kind: w.kind, isDirectory: info.isDirectory });
+  }
+  const depth = (p: string) => p.split('/').filter(Boolean).length;
+  // Array.prototype.sort is stable: equal depth and kind keep their listed order.
+  entries.sort((a, b) => depth(a.path) - depth(b.path) || STRICTNESS[a.kind] - STRICTNESS[b.kind]);
+  return entries;
+}
+
+function mountArgs(e: MountEntry): string[] {
+  switch (e.kind) {
+    case 'rw':
+      return ['--bind', e.path, e.path];
+    case 'ro':
+      return ['--ro-bind', e.path, e.path];
+    case 'hide':
+      // A directory becomes an empty tmpfs; a file (or socket) becomes the empty, read-only /dev/null.
+      return e.isDirectory ? ['--tmpfs', e.path] : ['--ro-bind', '/dev/null', e.path];
+  }
+}
+
+/** The bwrap argv (without the program itself) that runs `stage` confined by `ctx`. */
+export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOptions): string[] {
+  const c = checkContext(ctx);
+  const args = [
+    '--die-with-parent', // the server (or the executor's kill of bwrap) takes the whole sandbox down
+    '--new-session', // setsid: no TIOCSTI keystroke injection into a terminal the server might own
+    '--unshare-all', // user, pid, ipc, uts, cgroup and network namespaces
+    '--unshare-user', // explicit: --unshare-all only TRIES it, and a server running as root must get one too
+    ...(opts.disableUserns ? ['--disable-userns'] : []),
+    // Without it a server running as root hands the command every capability inside its user namespace, and the
+    // command can umount the tmpfs hiding HOME and remount / read-write (verified with bubblewrap 0.8).
+    '--cap-drop', 'ALL',
+    ...(c.network === 'allow' ? ['--share-net'] : []),
+    '--ro-bind', '/', '/',
+    '--dev', '/dev', // null, zero, random, tty, pts, shm only: no disks, no /dev/kmsg
+    '--proc', '/proc', // a procfs of the sandbox's own PID namespace: the host's processes are invisible
+  ];
+  for (const e of mountPlan(c, opts.lookup)) args.push(...mountArgs(e));
+  args.push('--chdir', c.cwd, '--');
+  if (opts.prlimitPath) {
+    // prlimit runs INSIDE the namespaces, sets soft = hard limits on itself, then execs the command: nothing in
+    // the sandbox holds CAP_SYS_RESOURCE, so no descendant can raise them again.
+    args.push(
+      opts.prlimitPath,
+      `--nproc=${c.limits.processes}`,
+      `--fsize=${c.limits.fileSizeBytes}`,
+      `--cpu=${c.limits.cpuSeconds}`,
+      '--',
+    );
+  }
+  args.push(stage.file, ...stage.args);
+  return args;
+}
+
+export function createBwrapSandbox(opts: BwrapOptions): Sandbox {
+  return {
+    kind: 'bwrap',
+    wrap: (stage, ctx) => ({ file: opts.bwrapPath, args: bwrapArgs(stage, ctx, opts) }),
+  };
+}

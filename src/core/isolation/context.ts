@@ -1,0 +1,91 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ToolError } from '../errors';
+import { isInside } from '../paths/confine';
+import type { SandboxContext, SandboxLimits } from './types';
+
+/**
+ * Checks a SandboxContext before any sandbox argv or profile is built from it, and fills the defaults. Both
+ * wrappers share it so that bubblewrap and Seatbelt refuse exactly the same contexts.
+ */
+
+/** Generous enough for builds and test runners, small enough that a fork bomb stops long before the machine. */
+export const DEFAULT_SANDBOX_LIMITS: Required<SandboxLimits> = Object.freeze({
+  processes: 1024,
+  fileSizeBytes: 1024 * 1024 * 1024,
+  cpuSeconds: 600,
+});
+
+/**
+ * Credential stores below HOME. They are already hidden with the rest of HOME; these entries matter only when the
+ * workspace CONTAINS the home directory (workspace = HOME), where hiding HOME would hide nothing.
+ */
+export const SENSITIVE_HOME_ENTRIES: readonly string[] = Object.freeze([
+  '.ssh', '.aws', '.azure', '.gnupg', '.config/gh', '.config/gcloud', '.docker', '.kube', '.netrc',
+  '.git-credentials', '.npmrc', '.pypirc', '.cargo/credentials.toml', '.local/share/keyrings',
+]);
+
+export interface CheckedContext {
+  readonly root: string;
+  readonly cwd: string;
+  /** Undefined when there is no home worth hiding (`/`, or not absolute). */
+  readonly home: string | undefined;
+  readonly workspaceReadOnly: boolean;
+  readonly network: 'allow' | 'deny';
+  readonly allowGitWrites: boolean;
+  readonly hiddenPaths: readonly string[];
+  readonly readOnlyPaths: readonly string[];
+  readonly limits: Required<SandboxLimits>;
+}
+
+export function checkContext(ctx: SandboxContext): CheckedContext {
+  const root = absolute(ctx.root, 'workspace root');
+  if (root === path.parse(root).root) {
+    // Binding "/" read-write would undo the whole sandbox: refuse rather than silently run unconfined.
+    throw new ToolError('ISOLATION_UNAVAILABLE', `The workspace root "${root}" is the file-system root; it cannot be sandboxed.`, 'isolation.root-is-slash');
+  }
+  const cwd = absolute(ctx.cwd, 'working directory');
+  if (!isInside(root, cwd)) {
+    throw new ToolError('PATH_OUTSIDE_ROOT', `The working directory "${cwd}" is outside the workspace (${root}).`, 'isolation.cwd-outside-root');
+  }
+  if (ctx.network !== 'allow' && ctx.network !== 'deny') {
+    throw new ToolError('BAD_REQUEST', `Unknown network setting "${String(ctx.network)}" (expected allow or deny).`, 'isolation.bad-network');
+  }
+  const homeText = ctx.home ?? os.homedir();
+  const home = homeText && path.isAbsolute(homeText) && !homeText.includes('\0') && path.resolve(homeText) !== path.parse(homeText).root
+    ? path.resolve(homeText)
+    : undefined;
+  return {
+    root,
+    cwd,
+    home,
+    workspaceReadOnly: ctx.mode === 'readOnly',
+    network: ctx.network,
+    allowGitWrites: ctx.allowGitWrites === true,
+    hiddenPaths: (ctx.hiddenPaths ?? []).map((p) => absolute(p, 'hidden path')),
+    readOnlyPaths: (ctx.readOnlyPaths ?? []).map((p) => absolute(p, 'read-only path')),
+    limits: {
+      processes: limit(ctx.limits?.processes, DEFAULT_SANDBOX_LIMITS.processes, 'processes'),
+      fileSizeBytes: limit(ctx.limits?.fileSizeBytes, DEFAULT_SANDBOX_LIMITS.fileSizeBytes, 'fileSizeBytes'),
+      cpuSeconds: limit(ctx.limits?.cpuSeconds, DEFAULT_SANDBOX_LIMITS.cpuSeconds, 'cpuSeconds'),
+    },
+  };
+}
+
+function absolute(p: string, what: string): string {
+  if (typeof p !== 'string' || p.length === 0 || p.includes('\0') || p.includes('\n')) {
+    throw new ToolError('BAD_REQUEST', `The sandbox ${what} is empty or contains a NUL byte or a line break.`, 'isolation.bad-path');
+  }
+  if (!path.isAbsolute(p)) {
+    throw new ToolError('BAD_REQUEST', `The sandbox ${what} "${p}" is not an absolute path.`, 'isolation.relative-path');
+  }
+  return path.resolve(p);
+}
+
+function limit(v: number | undefined, fallback: number, name: string): number {
+  if (v === undefined) return fallback;
+  if (!Number.isSafeInteger(v) || v < 1) {
+    throw new ToolError('BAD_REQUEST', `The sandbox limit ${name} must be a positive whole number (got ${String(v)}).`, 'isolation.bad-limit');
+  }
+  return v;
+}

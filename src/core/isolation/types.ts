@@ -1,0 +1,65 @@
+import type { ExecStage } from '../exec/types';
+import type { Policy } from '../policy';
+
+/**
+ * Everything a sandbox needs to know to confine ONE stage of a command. Paths are absolute REAL paths (symlinks
+ * already resolved by the caller), because both bubblewrap and Seatbelt match mount points / rules by the real
+ * path and a symlinked workspace would otherwise be exposed under one name and missed under the other.
+ */
+export interface SandboxContext {
+  /** Real path of the workspace root: the only place a command may write. */
+  readonly root: string;
+  /** Real working directory of the stage, inside `root`. */
+  readonly cwd: string;
+  /** `readOnly` makes the workspace itself read-only (a fact of the kernel, not a table of flags). */
+  readonly mode: Policy['mode'];
+  readonly network: 'allow' | 'deny';
+  /** The user's home directory, hidden except for the workspace. Defaults to os.homedir(). */
+  readonly home?: string;
+  /** Extra paths made invisible (empty directory / empty file) inside the sandbox. */
+  readonly hiddenPaths?: readonly string[];
+  /** Extra paths made read-only inside the sandbox (typically below the workspace). */
+  readonly readOnlyPaths?: readonly string[];
+  /** When false (default) the workspace's `.git` is read-only: no hook, config or ref can be planted by a command. */
+  readonly allowGitWrites?: boolean;
+  /** Per-process resource limits; missing fields take DEFAULT_SANDBOX_LIMITS. */
+  readonly limits?: SandboxLimits;
+}
+
+export interface SandboxLimits {
+  /** RLIMIT_NPROC: processes (threads count too) of the user inside the sandbox's user namespace. */
+  readonly processes?: number;
+  /** RLIMIT_FSIZE: largest file a process may write, in bytes. */
+  readonly fileSizeBytes?: number;
+  /** RLIMIT_CPU: CPU seconds per process (SIGXCPU, then SIGKILL). */
+  readonly cpuSeconds?: number;
+}
+
+export type SandboxKind = 'bwrap' | 'seatbelt' | 'none';
+
+export interface Sandbox {
+  readonly kind: SandboxKind;
+  /**
+   * Returns the stage to spawn instead of `stage`: the sandbox program with the original command at the end of
+   * its argv. Pure except for reading which of the configured paths exist. Throws a ToolError when the context
+   * cannot be confined (relative paths, cwd outside the root, the root being `/`).
+   */
+  wrap(stage: ExecStage, ctx: SandboxContext): ExecStage;
+}
+
+export interface IsolationProbe {
+  readonly kind: SandboxKind;
+  /** True when the sandbox was really started once here (not merely found on disk). */
+  readonly available: boolean;
+  /** Why not, in words a person can act on (includes the sandbox program's own stderr). */
+  readonly reason?: string;
+  readonly version?: string;
+  /** Absolute path of the sandbox program. */
+  readonly path?: string;
+  /** bubblewrap: absolute path of prlimit (util-linux), used for resource limits. Missing: no limits possible. */
+  readonly prlimitPath?: string;
+  /** bubblewrap: whether `--disable-userns` works here (bubblewrap >= 0.8). */
+  readonly disableUserns?: boolean;
+  /** Things the sandbox does NOT guarantee on this machine (e.g. running as root). Shown with the status. */
+  readonly limitations?: readonly string[];
+}

@@ -1,0 +1,149 @@
+import { describe, it, expect } from 'vitest';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { bwrapArgs, createBwrapSandbox, type PathInfo } from '../../../src/core/isolation/bwrap';
+import type { SandboxContext } from '../../../src/core/isolation/types';
+import { ToolError } from '../../../src/core/errors';
+
+/** A fake disk: every listed path exists (directories unless marked as a file) and is its own real path. */
+function fakeDisk(dirs: string[], files: string[] = []): (p: string) => PathInfo | undefined {
+  return (p) => (dirs.includes(p) ? { real: p, isDirectory: true } : files.includes(p) ? { real: p, isDirectory: false } : undefined);
+}
+
+const base: SandboxContext = { root: '/home/ann/proj', cwd: '/home/ann/proj/src', mode: 'auto', network: 'deny', home: '/home/ann' };
+const disk = fakeDisk(['/tmp', '/run', '/home/ann', '/home/ann/proj', '/home/ann/proj/src', '/home/ann/proj/.git', '/run/systemd/resolve', '/srv/secrets', '/home/ann/proj/vendor'], ['/home/ann/proj/.env']);
+const opts = { bwrapPath: '/usr/bin/bwrap', prlimitPath: '/usr/bin/prlimit', disableUserns: true, lookup: disk };
+const stage = { file: 'ls', args: ['-la', '--', '-weird name'] };
+
+/** The mount operations as [flag, ...operands] triples, in order. */
+function mounts(args: string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < args.indexOf('--'); i++) {
+    const a = args[i];
+    if (a === '--bind' || a === '--ro-bind') out.push([a, args[i + 1] as string, args[i + 2] as string]), (i += 2);
+    else if (a === '--tmpfs' || a === '--dev' || a === '--proc') out.push([a, args[i + 1] as string]), (i += 1);
+  }
+  return out;
+}
+
+describe('bwrap argv', () => {
+  it('keeps the namespace, session and capability flags that make it a sandbox', () => {
+    const a = bwrapArgs(stage, base, opts);
+    for (const flag of ['--die-with-parent', '--new-session', '--unshare-all', '--unshare-user', '--disable-userns']) expect(a).toContain(flag);
+    expect(a.slice(a.indexOf('--cap-drop'), a.indexOf('--cap-drop') + 2)).toEqual(['--cap-drop', 'ALL']);
+    expect(a).not.toContain('--share-net');
+    expect(a).not.toContain('--cap-add');
+  });
+
+  it('cuts the network unless it is allowed, and keeps DNS config readable when it is', () => {
+    const allowed = bwrapArgs(stage, { ...base, network: 'allow' }, opts);
+    expect(allowed.indexOf('--share-net')).toBeGreaterThan(allowed.indexOf('--unshare-all'));
+    expect(mounts(allowed)).toContainEqual(['--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve']);
+    expect(mounts(bwrapArgs(stage, base, opts))).not.toContainEqual(['--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve']);
+  });
+
+  it('mounts the system read-only first, then hides /tmp, /run and HOME, then binds the workspace on top', () => {
+    expect(mounts(bwrapArgs(stage, base, opts))).toEqual([
+      ['--ro-bind', '/', '/'],
+      ['--dev', '/dev'],
+      ['--proc', '/proc'],
+      ['--tmpfs', '/tmp'],
+      ['--tmpfs', '/run'],
+      ['--tmpfs', '/home/ann'],
+      ['--bind', '/home/ann/proj', '/home/ann/proj'],
+      ['--ro-bind', '/home/ann/proj/.git', '/home/ann/proj/.git'],
+    ]);
+  });
+
+  it('stops planting a git hook: .git is read-only unless git writes are allowed', () => {
+    expect(mounts(bwrapArgs(stage, { ...base, allowGitWrites: true }, opts))).not.toContainEqual(['--ro-bind', '/home/ann/proj/.git', '/home/ann/proj/.git']);
+  });
+
+  it('makes the workspace itself read-only in readOnly mode', () => {
+    const m = mounts(bwrapArgs(stage, { ...base, mode: 'readOnly' }, opts));
+    expect(m).toContainEqual(['--ro-bind', '/home/ann/proj', '/home/ann/proj']);
+    expect(m.some((x) => x[0] === '--bind')).toBe(false);
+  });
+
+  it('hides extra paths (directory -> tmpfs, file -> /dev/null) and applies them after the workspace they sit in', () => {
+    const m = mounts(bwrapArgs(stage, { ...base, hiddenPaths: ['/srv/secrets', '/home/ann/proj/.env'], readOnlyPaths: ['/home/ann/proj/vendor'] }, opts));
+    expect(m).toContainEqual(['--tmpfs', '/srv/secrets']);
+    const envIdx = m.findIndex((x) => x[2] === '/home/ann/proj/.env');
+    expect(m[envIdx]).toEqual(['--ro-bind', '/dev/null', '/home/ann/proj/.env']);
+    expect(envIdx).toBeGreaterThan(m.findIndex((x) => x[0] === '--bind'));
+    expect(m.findIndex((x) => x[2] === '/home/ann/proj/vendor')).toBeGreaterThan(m.findIndex((x) => x[0] === '--bind'));
+  });
+
+  it('lets the stricter rule win on the same path (hidden beats read-only beats read-write)', () => {
+    const m = mounts(bwrapArgs(stage, { ...base, readOnlyPaths: ['/home/ann/proj'], hiddenPaths: ['/home/ann/proj'] }, opts));
+    const onRoot = m.filter((x) => x[x.length - 1] === '/home/ann/proj');
+    expect(onRoot.map((x) => x[0])).toEqual(['--bind', '--ro-bind', '--tmpfs']);
+  });
+
+  it('never creates a mount point on the host for a path that does not exist', () => {
+    const a = bwrapArgs(stage, { ...base, hiddenPaths: ['/home/ann/proj/not-there'] }, { ...opts, lookup: fakeDisk(['/tmp', '/home/ann/proj']) });
+    expect(a).not.toContain('/home/ann/proj/not-there');
+    expect(a).not.toContain('/home/ann/proj/.git');
+  });
+
+  it('keeps the credential stores hidden when the workspace IS the home directory', () => {
+    const lookup = fakeDisk(['/tmp', '/home/ann', '/home/ann/.ssh', '/home/ann/.aws'], ['/home/ann/.netrc']);
+    const m = mounts(bwrapArgs(stage, { ...base, root: '/home/ann', cwd: '/home/ann' }, { ...opts, lookup }));
+    const bindAt = m.findIndex((x) => x[0] === '--bind');
+    expect(m.findIndex((x) => x[1] === '/home/ann/.ssh')).toBeGreaterThan(bindAt);
+    expect(m).toContainEqual(['--tmpfs', '/home/ann/.aws']);
+    expect(m).toContainEqual(['--ro-bind', '/dev/null', '/home/ann/.netrc']);
+  });
+
+  it('runs the command through prlimit inside the sandbox with every limit, after both -- separators', () => {
+    const a = bwrapArgs(stage, { ...base, limits: { processes: 64, fileSizeBytes: 1000, cpuSeconds: 7 } }, opts);
+    const tail = a.slice(a.indexOf('--chdir'));
+    expect(tail).toEqual(['--chdir', '/home/ann/proj/src', '--', '/usr/bin/prlimit', '--nproc=64', '--fsize=1000', '--cpu=7', '--', 'ls', '-la', '--', '-weird name']);
+  });
+
+  it('fills missing limits with the defaults and runs without prlimit only when none was found', () => {
+    const a = bwrapArgs(stage, { ...base, limits: { processes: 10 } }, opts);
+    expect(a).toContain('--nproc=10');
+    expect(a.some((x) => x.startsWith('--fsize='))).toBe(true);
+    const noPrlimit = bwrapArgs(stage, base, { bwrapPath: '/usr/bin/bwrap', disableUserns: false, lookup: disk });
+    expect(noPrlimit.slice(noPrlimit.lastIndexOf('--chdir'))).toEqual(['--chdir', '/home/ann/proj/src', '--', 'ls', '-la', '--', '-weird name']);
+    expect(noPrlimit).not.toContain('--disable-userns');
+  });
+
+  it('refuses a working directory outside the workspace', () => {
+    expect(() => bwrapArgs(stage, { ...base, cwd: '/home/ann/other' }, opts)).toThrow(ToolError);
+    expect(() => bwrapArgs(stage, { ...base, cwd: '/home/ann/proj-evil' }, opts)).toThrow(/outside the workspace/);
+  });
+
+  it('refuses to sandbox a workspace that is the whole file system', () => {
+    expect(() => bwrapArgs(stage, { ...base, root: '/', cwd: '/' }, opts)).toThrow(/file-system root/);
+  });
+
+  it('refuses relative paths, NUL bytes and nonsense limits', () => {
+    expect(() => bwrapArgs(stage, { ...base, hiddenPaths: ['relative/dir'] }, opts)).toThrow(/not an absolute path/);
+    expect(() => bwrapArgs(stage, { ...base, readOnlyPaths: ['/x\0y'] }, opts)).toThrow(/NUL/);
+    expect(() => bwrapArgs(stage, { ...base, limits: { processes: 0 } }, opts)).toThrow(/positive whole number/);
+    expect(() => bwrapArgs(stage, { ...base, limits: { cpuSeconds: 1.5 } }, opts)).toThrow(/positive whole number/);
+    expect(() => bwrapArgs(stage, { ...base, network: 'maybe' as 'allow' }, opts)).toThrow(/network/);
+  });
+
+  it('wraps a stage as the bwrap program with the original argv untouched at the end', () => {
+    const w = createBwrapSandbox(opts).wrap(stage, base);
+    expect(w.file).toBe('/usr/bin/bwrap');
+    expect(w.args.slice(-4)).toEqual(['ls', '-la', '--', '-weird name']);
+  });
+
+  it('resolves symlinked extra paths to the real path before mounting (default disk lookup)', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-iso-unit-')));
+    try {
+      fs.mkdirSync(path.join(dir, 'ws'));
+      fs.mkdirSync(path.join(dir, 'ws', 'real-secret'));
+      fs.symlinkSync(path.join(dir, 'ws', 'real-secret'), path.join(dir, 'ws', 'link'));
+      const a = bwrapArgs(stage, { root: path.join(dir, 'ws'), cwd: path.join(dir, 'ws'), mode: 'auto', network: 'deny', home: '/nonexistent-home', hiddenPaths: [path.join(dir, 'ws', 'link')] }, { bwrapPath: 'bwrap', disableUserns: true });
+      expect(mounts(a)).toContainEqual(['--tmpfs', path.join(dir, 'ws', 'real-secret')]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -138,7 +138,9 @@ describe('bubblewrap sandbox: file system', () => {
 
   it('stops reading credential stores even when the workspace IS the home directory', async () => {
     const c = ctx({ root: home, cwd: home });
-    const r = await executor.run({ stages: [sandbox.wrap(sh('cat .ssh/id_rsa; cat .netrc; ls -A .ssh'), c)], cwd: home, env: { ...ENV, HOME: home }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
+    fs.writeFileSync(path.join(home, 'notes.txt'), 'mine\n');
+    const r = await executor.run({ stages: [sandbox.wrap(sh('cat notes.txt; cat .ssh/id_rsa; cat .netrc; ls -A .ssh'), c)], cwd: home, env: { ...ENV, HOME: home }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
+    expect(r.stdout).toBe('mine\n'); // the workspace itself stays visible
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
 

@@ -60,7 +60,8 @@ export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | u
     { path: '/tmp', kind: 'hide' },
     { path: '/run', kind: 'hide' },
   ];
-  if (c.home) wanted.push({ path: c.home, kind: 'hide' });
+  // A workspace that contains HOME must stay visible: then only the credential stores below are hidden.
+  if (c.home && !isInside(c.root, c.home)) wanted.push({ path: c.home, kind: 'hide' });
   wanted.push({ path: c.root, kind: c.workspaceReadOnly ? 'ro' : 'rw' });
   if (!c.allowGitWrites) wanted.push({ path: path.join(c.root, '.git'), kind: 'ro' });
   if (c.home && isInside(c.root, c.home)) {

@@ -91,6 +91,7 @@ describe('bwrap argv', () => {
     const lookup = fakeDisk(['/tmp', '/home/ann', '/home/ann/.ssh', '/home/ann/.aws'], ['/home/ann/.netrc']);
     const m = mounts(bwrapArgs(stage, { ...base, root: '/home/ann', cwd: '/home/ann' }, { ...opts, lookup }));
     const bindAt = m.findIndex((x) => x[0] === '--bind');
+    expect(m).not.toContainEqual(['--tmpfs', '/home/ann']); // the workspace itself must not be covered
     expect(m.findIndex((x) => x[1] === '/home/ann/.ssh')).toBeGreaterThan(bindAt);
     expect(m).toContainEqual(['--tmpfs', '/home/ann/.aws']);
     expect(m).toContainEqual(['--ro-bind', '/dev/null', '/home/ann/.netrc']);

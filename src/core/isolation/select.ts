@@ -49,7 +49,7 @@ export function selectSandbox(isolation: Isolation, probe: IsolationProbe): Sand
       sandbox: null,
       denial: {
         code: 'ISOLATION_UNAVAILABLE',
-        reason: `Isolation is required but no sandbox can run: ${reason}${probe.kind === 'bwrap' && !probe.path ? '' : remedy(probe)}`,
+        reason: `Isolation is required but no sandbox can run: ${reason}${remedy(probe)}`,
       },
     };
   }

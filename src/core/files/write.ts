@@ -1,0 +1,75 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ToolError } from '../errors';
+import { resolveInside } from '../paths/confine';
+import { atomicWrite, lstatOrUndefined } from './atomicWrite';
+import { unifiedDiff } from './diffText';
+import { readInside } from './locate';
+import { runFileChange } from './pipeline';
+import { detectLineEnding, tryDecodeText } from './text';
+import type { FileCall, FileDeps, FileResult } from './types';
+
+export interface WriteFileInput {
+  readonly file: string;
+  readonly text: string;
+  readonly append?: boolean;
+  /** End the text with a line break when it does not already end with one (default true). */
+  readonly newline?: boolean;
+  /** Create missing parent folders (inside the workspace). */
+  readonly mkdirs?: boolean;
+}
+
+/**
+ * writeFile: the whole new content (or the old content plus the text, when appending) is previewed as a diff and
+ * written atomically (temp + rename; a new file is linked into place and never replaces one that appeared).
+ * A symbolic link is never written through to something outside; a dangling link inside is refused.
+ */
+export function writeFileTool(deps: FileDeps, call: FileCall, input: WriteFileInput): Promise<FileResult> {
+  return runFileChange(deps, call, () => {
+    const { root } = deps.policy();
+    const target = resolveInside(root, input.file, { what: 'file' });
+    if (target.danglingLink) throw new ToolError('BAD_REQUEST', `"${input.file}" is a symbolic link to a missing file; it is not written through.`, 'write.dangling-link');
+    if (input.text.includes('\0')) throw new ToolError('BAD_REQUEST', 'The text contains a NUL byte; writeFile writes text only.', 'write.nul');
+    const existing = target.exists ? fs.statSync(target.real) : undefined;
+    if (existing?.isDirectory()) throw new ToolError('BAD_REQUEST', `"${target.relative}" is a folder.`, 'write.is-folder');
+    if (existing && !existing.isFile()) throw new ToolError('BAD_REQUEST', `"${target.relative}" is not a regular file.`, 'write.not-regular');
+    const folder = path.dirname(target.real);
+    const folderMissing = lstatOrUndefined(folder) === undefined;
+    if (folderMissing && !input.mkdirs) {
+      throw new ToolError('PATH_NOT_FOUND', `The folder "${path.posix.dirname(target.relative)}" does not exist; pass mkdirs: true to create it.`, 'write.no-folder');
+    }
+    let oldBytes: Buffer | undefined;
+    let newBytes: Buffer;
+    return {
+      kind: 'write',
+      targets: [target],
+      files: [target.relative],
+      preview: () => {
+        oldBytes = existing ? readInside(root, target.real) : undefined;
+        const oldText = oldBytes ? tryDecodeText(oldBytes) : '';
+        if (input.append && oldText === undefined) throw new ToolError('BAD_REQUEST', `"${target.relative}" is binary; text cannot be appended to it.`, 'write.append-binary');
+        const ending = oldText ? detectLineEnding(oldText) : 'lf';
+        const addBreak = input.newline !== false && input.text.length > 0 && !input.text.endsWith('\n');
+        const body = input.text + (addBreak ? (ending === 'crlf' ? '\r\n' : '\n') : '');
+        const proposed = input.append ? oldText + body : body;
+        newBytes = Buffer.from(proposed, 'utf8');
+        if (oldText === undefined) {
+          return { diff: `Binary file ${target.relative} (${oldBytes!.length} bytes) replaced by ${newBytes.length} bytes of text\n`, proposed };
+        }
+        const diff = unifiedDiff(target.relative, oldText, proposed, { created: !existing });
+        return { diff, proposed, ...(existing && { original: oldText }) };
+      },
+      apply: (preview) => {
+        if (existing) {
+          if (!readInside(root, target.real).equals(oldBytes!)) throw new ToolError('IO_ERROR', `"${target.relative}" changed after the diff was made; nothing was written.`, 'write.changed-meanwhile');
+          atomicWrite({ root, target: target.real }, newBytes);
+        } else {
+          if (folderMissing) fs.mkdirSync(folder, { recursive: true });
+          atomicWrite({ root, target: target.real, exclusive: true }, newBytes);
+        }
+        const verb = !existing ? 'Created' : input.append ? 'Appended to' : 'Wrote';
+        return { message: `${verb} "${target.relative}" (${newBytes.length} bytes).`, diff: preview.diff!, changed: true, bytes: newBytes.length };
+      },
+    };
+  });
+}

@@ -144,6 +144,19 @@ describe('bubblewrap sandbox: file system', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
 
+  it('stops reading a configured hidden file or directory inside the workspace, and writing through it', async () => {
+    fs.writeFileSync(path.join(ws, '.env'), SECRET);
+    fs.mkdirSync(path.join(ws, 'private'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'private', 'key'), SECRET);
+    const c = ctx({ hiddenPaths: [path.join(ws, '.env'), path.join(ws, 'private')] });
+    const r = await run([sh('cat .env; ls -A private; cat private/key; echo overwrite > .env; cat a.txt')], c);
+    expect(r.stdout).toBe('hello\n');
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    // The hidden file is a no-device bind of /dev/null: opening it at all fails with EACCES.
+    expect(r.stderr).toMatch(/\.env: Permission denied/);
+    expect(fs.readFileSync(path.join(ws, '.env'), 'utf8')).toBe(SECRET);
+  });
+
   it('stops a readOnly-mode command from creating a file in the workspace with touch or cp', async () => {
     const c = ctx({ mode: 'readOnly' });
     const t = await run([{ file: 'touch', args: ['new.txt'] }], c);

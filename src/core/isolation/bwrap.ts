@@ -91,7 +91,8 @@ function mountArgs(e: MountEntry): string[] {
     case 'ro':
       return ['--ro-bind', e.path, e.path];
     case 'hide':
-      // A directory becomes an empty tmpfs; a file (or socket) becomes the empty, read-only /dev/null.
+      // A directory becomes an empty tmpfs; a file (or socket) becomes /dev/null bound without device access
+      // (bwrap binds are nodev), so opening it fails with EACCES: neither its content nor a write gets through.
       return e.isDirectory ? ['--tmpfs', e.path] : ['--ro-bind', '/dev/null', e.path];
   }
 }

@@ -69,8 +69,16 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     wake();
   };
 
-  const stdoutCap = new BoundedCapture(spec.outputLimitBytes, () => stop('output_limit'));
-  const stderrCap = new BoundedCapture(spec.outputLimitBytes, () => stop('output_limit'));
+  // Past the limit we close our read end at once: the writer gets EPIPE/SIGPIPE (as under `| head`) and no
+  // more bytes cross into this process, so memory stays flat even while a stubborn writer awaits SIGKILL.
+  const stdoutCap = new BoundedCapture(spec.outputLimitBytes, () => {
+    stages[stages.length - 1]?.child?.stdout?.destroy();
+    stop('output_limit');
+  });
+  const stderrCap = new BoundedCapture(spec.outputLimitBytes, () => {
+    for (const s of stages) s.child?.stderr?.destroy();
+    stop('output_limit');
+  });
 
   const invalid = validate(spec);
   if (invalid !== undefined) return settled(errorResult(invalid, startedAt));

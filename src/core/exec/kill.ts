@@ -1,5 +1,5 @@
 import treeKill from 'tree-kill';
-import { isProcessAlive, membersOfGroups, procAvailable, processesOfRun, listProcesses } from './processes';
+import { isProcessAlive, procAvailable, processesOfRun } from './processes';
 
 /**
  * Stopping a call's whole process tree: SIGTERM to every stage's process group and to every escaped
@@ -23,17 +23,24 @@ export async function killProcessTrees(target: KillTarget, graceMs: number): Pro
   const linux = procAvailable();
   // Collect escaped descendants BEFORE signalling: once a parent dies its children are re-parented and the
   // ppid trail is gone (the marker still finds them, unless they replaced their environment).
-  let known = linux ? processesOfRun(target.runId, pgids) : [];
+  const known = linux ? processesOfRun(target.runId, pgids) : [];
 
   if (graceMs > 0) {
     signalAll(pgids, known, 'SIGTERM', linux);
+    // While waiting, look only at the processes we know of (a few /proc reads, not a full scan every tick):
+    // anything forked since is found by the fresh scans of the SIGKILL rounds below.
     await waitUntil(() => !anyAlive(pgids, known, linux), graceMs);
   }
+  let targets = known;
   for (let round = 0; round < SIGKILL_ROUNDS; round++) {
-    if (linux) known = [...new Set([...known, ...processesOfRun(target.runId, pgids, known)])];
-    signalAll(pgids, known, 'SIGKILL', linux);
+    if (linux) {
+      targets = processesOfRun(target.runId, pgids, targets);
+      // Nothing of the call is alive any more (zombies aside): the groups get one last signal and we are done.
+      if (round > 0 && targets.length === 0) return;
+    }
+    signalAll(pgids, targets, 'SIGKILL', linux);
     await sleep(round === 0 ? 5 : 20);
-    if (!anyAlive(pgids, known, linux)) return;
+    if (!linux && !anyAlive(pgids, targets, linux)) return;
   }
 }
 
@@ -74,12 +81,9 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 function anyAlive(pgids: readonly number[], pids: readonly number[], linux: boolean): boolean {
-  if (linux) {
-    const procs = listProcesses();
-    if (membersOfGroups(pgids, procs).length > 0) return true;
-    const live = new Set(procs.filter((p) => p.state !== 'Z' && p.state !== 'X').map((p) => p.pid));
-    return pids.some((pid) => live.has(pid));
-  }
+  // On Linux `pids` already holds every group member seen at collection time; zombies count as gone (an init
+  // that does not reap would otherwise keep a group "alive" forever).
+  if (linux) return [...pgids, ...pids].some(isProcessAlive);
   if (process.platform === 'win32') return pgids.some(isProcessAlive);
   return pgids.some((pgid) => {
     try {

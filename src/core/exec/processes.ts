@@ -41,11 +41,20 @@ function numericEntries(): number[] {
   return pids;
 }
 
+/** Reused for stat lines: readFileSync on a /proc file (size 0) allocates 64 KiB per call, i.e. MBs per scan. */
+const statBuffer = Buffer.allocUnsafe(4096);
+
 /** Parses /proc/<pid>/stat. The command name is in parentheses and may itself contain spaces or ')'. */
 export function readProcStat(pid: number): ProcEntry | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fd = fs.openSync(`/proc/${pid}/stat`, 'r');
+    try {
+      // The kernel produces the whole line in one read; it is far shorter than the buffer.
+      text = statBuffer.toString('latin1', 0, fs.readSync(fd, statBuffer, 0, statBuffer.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return undefined; // gone between readdir and read, or never existed
   }
@@ -90,15 +99,14 @@ export function findMarkedPids(runId: string): number[] {
  */
 export function findPidsWithEnv(name: string, value: string): number[] {
   if (!procAvailable()) return [];
-  const needle = Buffer.from(`${name}=${value}\0`);
+  const needle = Buffer.from(`\0${name}=${value}\0`);
   const uid = process.getuid?.();
   const found: number[] = [];
   for (const pid of numericEntries()) {
     if (pid === process.pid) continue;
     try {
       if (uid !== undefined && uid !== 0 && fs.statSync(`/proc/${pid}`).uid !== uid) continue;
-      const environ = fs.readFileSync(`/proc/${pid}/environ`);
-      if (hasEntry(environ, needle)) found.push(pid);
+      if (fileContainsEntry(`/proc/${pid}/environ`, needle)) found.push(pid);
     } catch {
       // gone, or not ours
     }
@@ -106,17 +114,37 @@ export function findPidsWithEnv(name: string, value: string): number[] {
   return found;
 }
 
-/** True when `needle` ("NAME=value\0") appears as a whole entry (at the start or right after a NUL). */
-function hasEntry(environ: Buffer, needle: Buffer): boolean {
-  let at = environ.indexOf(needle);
-  while (at >= 0) {
-    if (at === 0 || environ[at - 1] === 0) return true;
-    at = environ.indexOf(needle, at + 1);
+/** One reused read buffer: a scan touches every process, and fresh buffers per file would be pure garbage. */
+const scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * True when the NUL-separated file has the entry `needle` ("\0NAME=value\0"). Read in chunks into `scratch`,
+ * keeping the last needle-length bytes across chunks; a virtual NUL before the start and after the end lets
+ * the first and last entries match too.
+ */
+function fileContainsEntry(file: string, needle: Buffer): boolean {
+  const keep = needle.length - 1;
+  if (keep * 2 > scratch.length) throw new Error('environment entry to look for is too long');
+  const fd = fs.openSync(file, 'r');
+  try {
+    scratch[0] = 0; // virtual NUL before the first entry
+    let filled = 1;
+    for (;;) {
+      const n = fs.readSync(fd, scratch, filled, scratch.length - filled, null);
+      if (n === 0) {
+        scratch[filled] = 0; // virtual NUL after the last entry (it may lack its own)
+        return scratch.subarray(0, filled + 1).indexOf(needle) >= 0;
+      }
+      filled += n;
+      if (scratch.subarray(0, filled).indexOf(needle) >= 0) return true;
+      if (filled > keep) {
+        scratch.copy(scratch, 0, filled - keep, filled);
+        filled = keep;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
   }
-  // The last entry may lack its trailing NUL.
-  const bare = needle.subarray(0, needle.length - 1);
-  const tail = environ.length - bare.length;
-  return tail >= 0 && (tail === 0 || environ[tail - 1] === 0) && environ.subarray(tail).equals(bare);
 }
 
 /** Every live descendant of `roots` (not the roots themselves), by following ppid links in one snapshot. */

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { buildChildEnv, DEFAULT_SAFE_PATH } from '../../../src/core/exec/env';
+import { isToolError } from '../../../src/core/errors';
+
+const parent = {
+  PATH: '/home/me/.local/bin:/usr/bin',
+  HOME: '/home/me',
+  LANG: 'C.UTF-8',
+  SECRET_TOKEN: 's3cr3t',
+  AWS_SECRET_ACCESS_KEY: 'aws',
+  GITHUB_TOKEN: 'ghp',
+};
+
+describe('child environment (mcp-shell-server rules)', () => {
+  it('does not pass the server secrets (SECRET_TOKEN, AWS keys, GITHUB_TOKEN) or anything else by default', () => {
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [] })).toEqual({ PATH: DEFAULT_SAFE_PATH });
+  });
+
+  it('uses the POSIX default PATH, not the server PATH, when nothing is configured', () => {
+    expect(DEFAULT_SAFE_PATH).toBe('/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin');
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [] }).PATH).toBe(DEFAULT_SAFE_PATH);
+  });
+
+  it('uses a configured safe PATH as is (untrimmed) when it is not blank', () => {
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [], safePath: ' /opt/x:/usr/bin ' }).PATH).toBe(' /opt/x:/usr/bin ');
+  });
+
+  it('falls back to the default when the safe PATH is empty or blank', () => {
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [], safePath: '' }).PATH).toBe(DEFAULT_SAFE_PATH);
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [], safePath: ' \t ' }).PATH).toBe(DEFAULT_SAFE_PATH);
+  });
+
+  it('passes the parent PATH through when PATH is allowlisted, ahead of the safe PATH', () => {
+    expect(buildChildEnv({ parentEnv: parent, allowlist: ['PATH'], safePath: '/opt/safe' }).PATH).toBe(parent.PATH);
+  });
+
+  it('prefers the per-call PATH when PATH is allowlisted, even an empty one', () => {
+    expect(buildChildEnv({ parentEnv: parent, allowlist: ['PATH'], overrides: { PATH: '/call/bin' } }).PATH).toBe('/call/bin');
+    expect(buildChildEnv({ parentEnv: parent, allowlist: ['PATH'], overrides: { PATH: '' } }).PATH).toBe('');
+    expect(buildChildEnv({ parentEnv: { ...parent, PATH: '' }, allowlist: ['PATH'], safePath: '/opt/safe' }).PATH).toBe('');
+  });
+
+  it('rejects a per-call PATH when PATH is not allowlisted (a caller cannot pick its own binaries)', () => {
+    expect(() => buildChildEnv({ parentEnv: parent, allowlist: [], overrides: { PATH: '/tmp/evil' } })).toThrow(/PATH/);
+  });
+
+  it('inherits allowlisted names from the parent and accepts them as overrides', () => {
+    const env = buildChildEnv({ parentEnv: parent, allowlist: ['LANG', 'MY_TOOL_HOME', 'HOME'], overrides: { MY_TOOL_HOME: '/t' } });
+    expect(env).toEqual({ PATH: DEFAULT_SAFE_PATH, LANG: 'C.UTF-8', HOME: '/home/me', MY_TOOL_HOME: '/t' });
+  });
+
+  it('refuses to smuggle a secret in by a per-call override of a name that is not allowlisted, naming it', () => {
+    let caught: unknown;
+    try {
+      buildChildEnv({ parentEnv: parent, allowlist: ['LANG'], overrides: { LD_PRELOAD: '/tmp/x.so' } });
+    } catch (e) {
+      caught = e;
+    }
+    expect(isToolError(caught) && caught.code).toBe('BAD_REQUEST');
+    expect((caught as Error).message).toMatch(/LD_PRELOAD/);
+  });
+
+  it('rejects override names with = or NUL and values with NUL', () => {
+    expect(() => buildChildEnv({ parentEnv: parent, allowlist: ['A'], overrides: { 'A=B': 'x' } })).toThrow(/invalid environment variable name/);
+    expect(() => buildChildEnv({ parentEnv: parent, allowlist: ['A'], overrides: { A: 'x\0y' } })).toThrow(/NUL/);
+  });
+
+  it('keeps a variable called __proto__ as data, not as a prototype', () => {
+    const env = buildChildEnv({ parentEnv: {}, allowlist: ['__proto__'], overrides: { ['__proto__']: 'v' } });
+    expect(Object.getPrototypeOf(env)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(env, '__proto__')?.value).toBe('v');
+  });
+
+  it('adds the Windows launch keys on win32 (case-insensitive lookup) and keeps the parent PATH there', () => {
+    const winParent = { Path: 'C:\\Windows\\system32;C:\\tools', ComSpec: 'C:\\Windows\\system32\\cmd.exe', PATHEXT: '.COM;.EXE', SystemRoot: 'C:\\Windows', windir: 'C:\\Windows', SECRET_TOKEN: 'x' };
+    expect(buildChildEnv({ parentEnv: winParent, allowlist: [], platform: 'win32' })).toEqual({
+      COMSPEC: 'C:\\Windows\\system32\\cmd.exe',
+      PATHEXT: '.COM;.EXE',
+      SYSTEMROOT: 'C:\\Windows',
+      WINDIR: 'C:\\Windows',
+      PATH: 'C:\\Windows\\system32;C:\\tools',
+    });
+    expect(buildChildEnv({ parentEnv: winParent, allowlist: [], platform: 'win32', safePath: 'C:\\safe' }).PATH).toBe('C:\\safe');
+  });
+
+  it('does not add Windows launch keys on POSIX', () => {
+    const env = buildChildEnv({ parentEnv: { ...parent, COMSPEC: 'cmd', WINDIR: 'w' }, allowlist: [], platform: 'linux' });
+    expect(Object.keys(env)).toEqual(['PATH']);
+  });
+});

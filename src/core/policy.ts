@@ -20,7 +20,7 @@ export const NetworkSchema = z.enum(['allow', 'deny']);
 export const DEFAULT_ALLOW_COMMANDS: readonly string[] = Object.freeze([
   'ls', 'pwd', 'date', 'echo', 'cat', 'head', 'tail', 'wc', 'grep', 'find', 'sort', 'uniq', 'cut', 'tr',
   'diff', 'file', 'stat', 'du', 'df', 'uname', 'whoami', 'seq', 'true', 'false', 'basename', 'dirname',
-  'realpath', 'printf', 'sha256sum', 'md5sum', 'tee',
+  'realpath', 'printf', 'sha256sum', 'md5sum',
 ]);
 
 const commandName = z

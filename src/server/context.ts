@@ -15,6 +15,8 @@ export class ServerContext {
   private currentPolicy: Policy;
   readonly memory = new ApprovalMemory();
   private readonly policyListeners = new Set<(p: Policy) => void>();
+  /** Recomputes the isolation when the policy changes (mode readOnly makes the sandbox's workspace read-only). */
+  isolationFor?: (policy: Policy) => IsolationState;
 
   constructor(
     policy: Policy,
@@ -35,6 +37,7 @@ export class ServerContext {
   /** Swaps the policy in whole: calls already decided keep the policy they were decided under. */
   setPolicy(policy: Policy): void {
     this.currentPolicy = policy;
+    if (this.isolationFor) this.isolation = this.isolationFor(policy);
     this.executor.setConcurrency(policy.concurrency);
     for (const l of this.policyListeners) l(policy);
   }

@@ -1,13 +1,25 @@
 import type { IsolationState } from '../core/isolationState';
+import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
 import type { Policy } from '../core/policy';
 
+let probed: Promise<IsolationProbe> | undefined;
+
+/** The capability probe runs once per process: starting a sandbox is the only way to know it works here. */
+export function probeOnce(): Promise<IsolationProbe> {
+  return (probed ??= probeIsolation());
+}
+
 /**
- * The isolation in force for a policy, from the capability probe. Until the sandbox exists every command runs
- * unsandboxed: `auto` says so in each result, `required` denies every command.
+ * The isolation in force for a policy: the sandbox chosen from the probe and the policy's isolation setting,
+ * confined to the policy's root, read-only in `readOnly` mode, network per the policy. Recomputed whenever the
+ * policy changes, so switching to readOnly makes the workspace read-only in the kernel at once.
  */
-export async function resolveIsolation(policy: Policy): Promise<IsolationState> {
-  if (policy.isolation === 'none') return { kind: 'none' };
-  const reason = 'no OS sandbox is available to this server';
-  if (policy.isolation === 'required') return { kind: 'none', denial: `Isolation is required, but ${reason}.` };
-  return { kind: 'none', warning: `Commands run without an OS sandbox: ${reason}.` };
+export function isolationFor(policy: Policy, probe: IsolationProbe): IsolationState {
+  // The server's own config and audit files stay read-only in the kernel too, not only for the file tools.
+  return isolationState(selectSandbox(policy.isolation, probe), { root: policy.root, mode: policy.mode, network: policy.network, readOnlyPaths: policy.ownFiles });
+}
+
+export async function resolveIsolation(policy: Policy): Promise<{ probe: IsolationProbe; state: IsolationState }> {
+  const probe = await probeOnce();
+  return { probe, state: isolationFor(policy, probe) };
 }

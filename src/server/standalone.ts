@@ -1,13 +1,13 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { unavailableApprover } from '../core/approval';
-import { AuditLog, fileSink, streamSink } from '../core/audit';
+import { unavailableApprover, type Approver } from '../core/approval';
+import { AuditLog, fileSink, streamSink, type AuditSink } from '../core/audit';
 import type { EffectiveSettings } from '../core/config/settings';
 import { createExecutor } from '../core/exec/executor';
 import { ServerContext } from './context';
 import { createServer } from './createServer';
 import { generateToken } from './http/guards';
 import { startHttpServer } from './http/httpServer';
-import { resolveIsolation } from './isolation';
+import { isolationFor, resolveIsolation } from './isolation';
 import { elicitationApprover } from './approvers/elicitation';
 
 export interface StandaloneServer {
@@ -20,21 +20,37 @@ export interface StandaloneServer {
   close(): Promise<void>;
 }
 
+/** What a host embedding the server (the VS Code server process, ipcMain.ts) plugs in. */
+export interface StandaloneHooks {
+  /** Asks every session's approvals (the VS Code channel) instead of MCP elicitation / "unavailable". */
+  readonly approver?: Approver;
+  /** Extra audit sinks, attached before the first event. */
+  readonly auditSinks?: readonly AuditSink[];
+}
+
 /**
  * Starts the server the way the CLI runs it: one context (policy, executor, audit, isolation), one transport.
  * Without VS Code, approvals go through MCP elicitation when the client supports it, otherwise a request that
  * needs approval is denied with APPROVAL_UNAVAILABLE.
  */
-export async function startStandalone(settings: EffectiveSettings, version: string, streams = { out: process.stdout, err: process.stderr }): Promise<StandaloneServer> {
+export async function startStandalone(
+  settings: EffectiveSettings,
+  version: string,
+  streams = { out: process.stdout, err: process.stderr },
+  hooks: StandaloneHooks = {},
+): Promise<StandaloneServer> {
   const { policy, server: options } = settings;
   const audit = new AuditLog();
   // Under --stdio, stdout carries MCP frames: the audit goes to stderr there.
   if (!options.quiet) audit.add(streamSink(options.transport === 'stdio' ? streams.err : streams.out));
   if (options.auditLog) audit.add(fileSink(options.auditLog));
+  for (const sink of hooks.auditSinks ?? []) audit.add(sink);
   const executor = createExecutor({ concurrency: policy.concurrency });
-  const isolation = await resolveIsolation(policy);
-  const ctx = new ServerContext(policy, executor, audit, isolation, unavailableApprover, version);
-  const factory = () => createServer(ctx, (server) => elicitationApprover(server, ctx));
+  const { probe, state: isolation } = await resolveIsolation(policy);
+  const ctx = new ServerContext(policy, executor, audit, isolation, hooks.approver ?? unavailableApprover, version);
+  ctx.isolationFor = (p) => isolationFor(p, probe);
+  // A host approver (VS Code) answers for every session; otherwise clients that support elicitation are asked.
+  const factory = () => createServer(ctx, hooks.approver ? undefined : (server) => elicitationApprover(server, ctx));
 
   let closeTransport: () => Promise<void>;
   let url: string | undefined;

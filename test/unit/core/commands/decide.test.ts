@@ -258,6 +258,16 @@ describe('decideCommand: modes', () => {
     expect(decide(['echo', 'x', '>', 'y'], { preApproved: (k) => k === approved }).verdict.kind).toBe('ask');
   });
 
+  it('stops an approval given to a literal cmdshell call (echo > y, all data) from pre-approving a real redirect', () => {
+    const { s, decide } = setup({ mode: 'confirmChanges' });
+    const literal = decide({ command: ['echo', '>', 'y'], literal: true });
+    expect(literal.plan?.stdoutFile).toBeUndefined();
+    const remembered = new Set([literal.key]);
+    const d = decide(['echo', '>', 'y'], { preApproved: (k) => remembered.has(k) });
+    expect(d.plan?.stdoutFile?.target.real).toBe(path.join(s.ws, 'y'));
+    expect(d.verdict.kind).toBe('ask');
+  });
+
   it('readOnly ignores remembered approvals and autoApprove (a change stays a change)', () => {
     const { decide } = setup({ mode: 'readOnly', autoApprove: ['touch a'] });
     expect(decide(['touch', 'a'], { preApproved: () => true }).verdict).toMatchObject({ kind: 'deny', code: 'MODE_READ_ONLY' });

@@ -213,6 +213,23 @@ describe('resolveInside: symbolic links', () => {
     expect(toolError(() => resolveInside(s.ws, 'first')).code).toBe('PATH_OUTSIDE_ROOT');
   });
 
+  it('stops a relative dangling link reached through a folder alias (its target judged from the wrong folder)', () => {
+    // ws/deep/e/f/alias -> ws/shallow, and ws/shallow/l -> ../../escaped.txt (dangling). The OS resolves the link
+    // from ws/shallow, so a write to deep/e/f/alias/l creates <base>/escaped.txt, OUTSIDE the root; judged from
+    // the alias's folder instead, the same text reads ws/deep/e/escaped.txt, which looks inside.
+    const s = makeSandbox();
+    fs.mkdirSync(path.join(s.ws, 'shallow'));
+    fs.mkdirSync(path.join(s.ws, 'deep', 'e', 'f'), { recursive: true });
+    fs.symlinkSync(path.join(s.ws, 'shallow'), path.join(s.ws, 'deep', 'e', 'f', 'alias'));
+    fs.symlinkSync('../../escaped.txt', path.join(s.ws, 'shallow', 'l'));
+    // Prove the attack on this file system with a twin link, then remove what it created.
+    fs.symlinkSync('../../probe.txt', path.join(s.ws, 'shallow', 'probe'));
+    fs.writeFileSync(path.join(s.ws, 'deep', 'e', 'f', 'alias', 'probe'), 'x');
+    expect(fs.existsSync(path.join(s.base, 'probe.txt'))).toBe(true);
+
+    expect(toolError(() => resolveInside(s.ws, 'deep/e/f/alias/l')).code).toBe('PATH_OUTSIDE_ROOT');
+  });
+
   it('stops a new file below a dangling directory link that points outside (ws/dl/new.txt, dl -> outside/missing)', () => {
     // The tail below a dangling link is not link-free: once outside/missing appears, ws/dl/new.txt is outside.
     const s = makeSandbox();

@@ -1,0 +1,92 @@
+/**
+ * Which program family a command name belongs to. Rules are written per family, and every spelling that
+ * starts the same program must reach the same rule: a path (`/usr/bin/find`), a Windows suffix (`tar.exe`),
+ * another case on a case-insensitive file system (`/usr/bin/FIND` on macOS), a GNU/BSD alias (`gtar`,
+ * `bsdtar`, `gawk`) or a versioned interpreter (`python3.12`, `perl5.36`).
+ */
+
+/** The last path component, without a Windows executable suffix, in lower case. */
+export function baseCommandName(commandName: string): string {
+  const parts = commandName.split(/[\\/]/);
+  let base = parts[parts.length - 1] ?? '';
+  base = base.replace(/\.(exe|com|cmd|bat|ps1)$/i, '');
+  return base.toLowerCase();
+}
+
+/** Exact aliases: names that are the same program (or a re-implementation with the same dangerous options). */
+const ALIASES: Readonly<Record<string, string>> = {
+  find: 'find',
+  gfind: 'find',
+  bfind: 'find',
+  awk: 'awk',
+  gawk: 'awk',
+  mawk: 'awk',
+  nawk: 'awk',
+  'original-awk': 'awk',
+  'onetrue-awk': 'awk',
+  bwk: 'awk',
+  goawk: 'awk',
+  tar: 'tar',
+  gtar: 'tar',
+  bsdtar: 'tar',
+  gnutar: 'tar',
+  sort: 'sort',
+  gsort: 'sort',
+  sed: 'sed',
+  gsed: 'sed',
+  git: 'git',
+};
+
+/**
+ * Interpreters that are installed under versioned names. The version part is digits and dots, optionally
+ * followed by a build tag (`python3.12m`, `python3.12-dbg`, `ruby3.1`, `node22`, `lua5.4`, `perl5.36.0`).
+ */
+const VERSIONED = [
+  'python',
+  'pypy',
+  'ipython',
+  'jython',
+  'perl',
+  'ruby',
+  'jruby',
+  'irb',
+  'node',
+  'nodejs',
+  'php',
+  'php-cgi',
+  'lua',
+  'luajit',
+  'tclsh',
+  'wish',
+  'pwsh',
+  'bash',
+  'zsh',
+  'ksh',
+  'mksh',
+  'tcsh',
+  'fish',
+  'deno',
+  'bun',
+  'rscript',
+  'expect',
+  'gawk',
+  'mawk',
+] as const;
+const VERSIONED_RE = new RegExp(`^(${VERSIONED.map((n) => n.replace(/[-]/g, '\\-')).join('|')})(-?\\d[\\d.]*([a-z]|-dbg|-debug)?)?$`);
+
+/**
+ * The family of a command name, or undefined when the name belongs to no family we know. Families are the
+ * rule families (find, awk, tar, sort, sed, git) and the interpreter families judged by name (python, perl …).
+ */
+export function familyOf(commandName: string): string | undefined {
+  const base = baseCommandName(commandName);
+  if (base === '') return undefined;
+  const alias = ALIASES[base];
+  if (alias) return alias;
+  const m = VERSIONED_RE.exec(base);
+  if (m) {
+    const fam = m[1]!;
+    return ALIASES[fam] ?? fam;
+  }
+  return undefined;
+}

@@ -1,0 +1,245 @@
+import { allow, deny, type Verdict } from '../../verdict';
+import { couldMean, longTable, scanOptions, shortTable, type Grammar } from './getopt';
+import { judgeSendEmail } from './gitSendEmail';
+import type { FamilyRule } from './types';
+
+/**
+ * git: the ways an argv makes git run a program of the caller's choosing, write its configuration or reach a
+ * remote helper, judged with git's own grammar (global options matched exactly, then the subcommand's
+ * parse-options grammar: clusters, unique abbreviations, `=` and separate values, `--`/`--end-of-options`).
+ *
+ *  - global `-c name=value` and `-cname=value` (every key: aliases, core.pager, core.sshCommand … all run
+ *    programs), `--config-env`, `--exec-path` (every form); unknown global options (fail closed);
+ *  - `git config` writes (any form but the read-only ones);
+ *  - `git grep -O`/`--open-files-in-pager` (any prefix, in clusters such as `-nOP`, `-1OP`);
+ *  - `git rebase -x`/`--exec` (any prefix, in clusters such as `-xP`, `-qxP`, also after operands);
+ *  - every `git filter-branch` (even `--help`); `git bisect run`; `git submodule foreach`; the subcommands whose
+ *    job is to start tools (`difftool`, `mergetool`, `instaweb`, `web--browse`);
+ *  - everywhere else: `--exec` and its prefixes (`--e`, `--ex`, `--exe`: remote helper selectors such as
+ *    `git push --exec=PROG`), `--upload-pack`, `--receive-pack` and their prefixes, `git clone -u`/`-c`/
+ *    `--config`/`--template`, `--output=FILE` (writes any path), and `ext::` URLs;
+ *  - `git send-email` program selectors (gitSendEmail.ts).
+ * Values consumed by global options and by value-taking options are data: `git -C --exec status` changes into
+ * a directory called "--exec", `git grep -e -O data` searches for "-O", `git rebase --onto --exec` rebases onto
+ * a branch called "--exec".
+ * Hooks, editors, pagers, merge/diff drivers and other programs named by configuration files remain delegated:
+ * this is defence in depth, not a sandbox.
+ */
+
+const GLOBAL_WITH_VALUE = new Set(['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--attr-source']);
+const GLOBAL_FLAGS = new Set([
+  '-p', '--paginate', '-P', '--no-pager', '--bare', '--no-replace-objects', '--no-lazy-fetch', '--no-optional-locks',
+  '--no-advice', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '-v',
+  '--version', '-h', '--help', '--html-path', '--man-path', '--info-path',
+]);
+
+const argDenied = (rule: string, reason: string): Verdict => deny('ARGUMENT_FORBIDDEN', rule, reason);
+
+/** Splits argv into the subcommand and its arguments, judging the global options on the way. */
+function judgeGlobals(args: readonly string[]): Verdict | { sub?: string; rest: readonly string[] } {
+  let i = 0;
+  for (; i < args.length; i++) {
+    const tok = args[i]!;
+    if (!tok.startsWith('-')) break;
+    if (tok.startsWith('-c')) {
+      return argDenied('git.config-override', `git ${tok} is not allowed: every global -c override is denied (any key can name a program, e.g. alias.x=!cmd or core.pager).`);
+    }
+    if (tok.startsWith('--config-env')) {
+      return argDenied('git.config-override', `git ${tok} is not allowed: it sets configuration from the environment, like -c.`);
+    }
+    if (tok.startsWith('--exec-path')) {
+      return argDenied('git.exec-path', `git ${tok} is not allowed: it chooses the directory git runs its subcommands from.`);
+    }
+    const eq = tok.indexOf('=');
+    const name = eq >= 0 ? tok.slice(0, eq) : tok;
+    if (GLOBAL_WITH_VALUE.has(name)) {
+      if (eq < 0) i++; // the value is data, whatever it looks like
+      continue;
+    }
+    if (name === '--list-cmds' && eq >= 0) continue;
+    if (GLOBAL_FLAGS.has(tok)) continue;
+    return argDenied('git.unknown-global-option', `git global option ${tok} is not known to this rule, so it is denied.`);
+  }
+  return i < args.length ? { sub: args[i]!, rest: args.slice(i + 1) } : { rest: [] };
+}
+
+const GREP: Grammar = {
+  permute: false,
+  numericShort: true,
+  terminators: ['--', '--end-of-options'],
+  optionLikeOperands: ['(', ')'],
+  short: shortTable('viwaIrEGFPnhHlLzocpWqC:B:A:f:e:m:O::'),
+  long: longTable(`
+    cached:n no-index:n index:n untracked:n exclude-standard:n recurse-submodules:n invert-match:n ignore-case:n
+    word-regexp:n text:n textconv:n recursive:n max-depth:r extended-regexp:n basic-regexp:n fixed-strings:n
+    perl-regexp:n line-number:n column:n full-name:n files-with-matches:n name-only:n files-without-match:n
+    null:n only-matching:n count:n color:o break:n heading:n context:r before-context:r after-context:r
+    threads:r show-function:n function-context:n and:n or:n not:n quiet:n all-match:n open-files-in-pager:o
+    ext-grep:n max-count:r
+  `),
+};
+
+const REBASE: Grammar = {
+  permute: true,
+  terminators: ['--', '--end-of-options'],
+  short: shortTable('qvnC:fmiS::x:r::s:X:k'),
+  long: longTable(`
+    onto:r keep-base:n no-verify:n verify:n quiet:n verbose:n no-stat:n stat:n signoff:n
+    committer-date-is-author-date:n reset-author-date:n ignore-date:n ignore-whitespace:n whitespace:r
+    force-rebase:n no-ff:n ff:n continue:n skip:n abort:n quit:n edit-todo:n show-current-patch:n apply:n merge:n
+    interactive:n rerere-autoupdate:n empty:r autosquash:n update-refs:n gpg-sign:o autostash:n exec:r
+    rebase-merges:o fork-point:n strategy:r strategy-option:r root:n reschedule-failed-exec:n
+    reapply-cherry-picks:n keep-empty:n allow-empty-message:n trailer:r no-keep-empty:n
+  `),
+};
+
+/** A parse-options subcommand: deny a target long option (any prefix) or short letter; unknown letters too. */
+function judgeParseOptions(sub: string, rest: readonly string[], g: Grammar, targetLong: string, targetShort: string, rule: string, why: string): Verdict | undefined {
+  for (const ev of scanOptions(rest, g)) {
+    if (ev.kind === 'short') {
+      if (ev.letter === targetShort) return argDenied(rule, `git ${sub} -${targetShort} is not allowed: it ${why}.`);
+      if (!ev.known) return argDenied('git.unknown-option', `git ${sub} option -${ev.letter} is not known to this rule, so it is denied.`);
+    } else if (ev.kind === 'long') {
+      if (ev.typed !== '' && targetLong.startsWith(ev.typed)) {
+        const spelled = ev.typed === targetLong ? `--${targetLong}` : `--${ev.typed} (which could mean --${targetLong})`;
+        return argDenied(rule, `git ${sub} ${spelled} is not allowed: it ${why}.`);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `git config` forms that only read. Anything else (set, unset, rename, edit, --add …) is a write. */
+const CONFIG_READ_ACTIONS = new Set(['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool', '-l', '--list']);
+const CONFIG_VALUE_OPTIONS = new Set(['-f', '--file', '--blob', '--type', '--default', '--comment', '--value']);
+const CONFIG_FLAGS = new Set([
+  '--global', '--system', '--local', '--worktree', '--bool', '--int', '--bool-or-int', '--path', '--expiry-date',
+  '-z', '--null', '--name-only', '--show-origin', '--show-scope', '--includes', '--no-includes', '--fixed-value',
+  '--all', '--regexp', '--url',
+]);
+
+function judgeConfig(rest: readonly string[]): Verdict | undefined {
+  const denied = argDenied('git.config-write', `git config ${rest.join(' ')} is not allowed: only reading configuration (--get, --list, "git config get/list", "git config NAME") is allowed; persistent writes can make git run programs later.`);
+  if (rest[0] === 'get' || rest[0] === 'list') {
+    return rest.slice(1).some((t) => t === '-e' || t.startsWith('--edit')) ? denied : undefined;
+  }
+  let readAction = false;
+  const operands: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const tok = rest[i]!;
+    const eq = tok.indexOf('=');
+    const name = tok.startsWith('--') && eq >= 0 ? tok.slice(0, eq) : tok;
+    if (CONFIG_READ_ACTIONS.has(name)) readAction = true;
+    else if (CONFIG_VALUE_OPTIONS.has(name)) {
+      if (eq < 0 || !tok.startsWith('--')) i++;
+    } else if (name.startsWith('--type=') || CONFIG_FLAGS.has(name)) continue;
+    else if (tok.startsWith('-')) return denied; // --add, --unset, --replace-all, -e, abbreviations …
+    else operands.push(tok);
+  }
+  // Git 2.46+ subcommand words (`git config set/unset/edit …`) write even with one operand.
+  if (['set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(operands[0] ?? '')) return denied;
+  if (readAction) return operands.length <= 2 ? undefined : denied;
+  return operands.length <= 1 ? undefined : denied;
+}
+
+const TOOL_SUBCOMMANDS: Readonly<Record<string, string>> = {
+  'filter-branch': 'runs shell snippets given on its command line',
+  difftool: 'starts diff tools, including a command given with --extcmd',
+  mergetool: 'starts merge tools',
+  instaweb: 'starts a web server and a browser',
+  'web--browse': 'starts a browser',
+};
+
+/** Checks that apply to every subcommand's arguments (any position: their grammars are not modelled). */
+function judgeEverywhere(sub: string, rest: readonly string[]): Verdict | undefined {
+  for (const tok of rest) {
+    if (/ext::/i.test(tok)) return argDenied('git.ext-url', `git argument "${tok}" is not allowed: ext:: URLs make git run a command as a remote helper.`);
+    if (!tok.startsWith('--') || tok.length < 3) continue;
+    const eq = tok.indexOf('=');
+    const typed = eq >= 0 ? tok.slice(2, eq) : tok.slice(2);
+    if ('exec'.startsWith(typed)) {
+      return argDenied('git.exec-option', `git ${sub} ${tok} is not allowed: --exec (and its prefixes) selects a program to run on the remote side (e.g. git push --exec=PROG).`);
+    }
+    for (const helper of ['upload-pack', 'receive-pack']) {
+      if (helper.startsWith(typed)) {
+        return argDenied('git.exec-option', `git ${sub} ${tok} is not allowed: --${helper} (and its prefixes) names a program to run.`);
+      }
+    }
+    if (typed === 'output') {
+      return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: --output writes to a path of its choosing; use the server redirect instead.`);
+    }
+  }
+  return undefined;
+}
+
+const CLONE: Grammar = {
+  permute: true,
+  terminators: ['--', '--end-of-options'],
+  short: shortTable('vqnlsj:o:b:u:c:46'),
+  long: longTable(`
+    verbose:n quiet:n progress:n reject-shallow:n no-checkout:n checkout:n bare:n mirror:n local:n no-hardlinks:n
+    hardlinks:n shared:n recurse-submodules:o recursive:o jobs:r template:r reference:r reference-if-able:r
+    dissociate:n origin:r branch:r revision:r upload-pack:r depth:r shallow-since:r shallow-exclude:r
+    single-branch:n no-tags:n tags:n shallow-submodules:n separate-git-dir:r ref-format:r config:r
+    server-option:r ipv4:n ipv6:n filter:r also-filter-submodules:n remote-submodules:n sparse:n bundle-uri:r
+  `),
+};
+
+function judgeClone(rest: readonly string[]): Verdict | undefined {
+  for (const ev of scanOptions(rest, CLONE)) {
+    if (ev.kind === 'short' && (ev.letter === 'u' || ev.letter === 'c')) {
+      return ev.letter === 'u'
+        ? argDenied('git.exec-option', 'git clone -u (--upload-pack) is not allowed: it names a program to run.')
+        : argDenied('git.config-override', 'git clone -c (--config) is not allowed: it writes configuration into the new repository, which can name programs.');
+    }
+    if (ev.kind === 'long') {
+      if (couldMean(ev.typed, 'config', CLONE.long)) return argDenied('git.config-override', `git clone --${ev.typed} is not allowed: --config writes configuration into the new repository, which can name programs.`);
+      if (couldMean(ev.typed, 'template', CLONE.long)) return argDenied('git.clone-template', `git clone --${ev.typed} is not allowed: --template installs hooks that run during the clone.`);
+    }
+  }
+  return undefined;
+}
+
+export const gitRule: FamilyRule = (args) => {
+  const g = judgeGlobals(args);
+  if ('kind' in g) return g;
+  // ext:: anywhere, including global values (e.g. --git-dir=ext::…), is never needed.
+  for (const tok of args) {
+    if (/ext::/i.test(tok)) return argDenied('git.ext-url', `git argument "${tok}" is not allowed: ext:: URLs make git run a command as a remote helper.`);
+  }
+  const { sub, rest } = g;
+  if (sub === undefined) return allow('git.ok');
+  const tool = Object.prototype.hasOwnProperty.call(TOOL_SUBCOMMANDS, sub) ? TOOL_SUBCOMMANDS[sub] : undefined;
+  if (tool) return argDenied(`git.${sub === 'filter-branch' ? 'filter-branch' : 'tool-subcommand'}`, `git ${sub} is not allowed: it ${tool}.`);
+  let verdict: Verdict | undefined;
+  switch (sub) {
+    case 'bisect':
+      if (rest[0] === 'run') verdict = argDenied('git.bisect-run', 'git bisect run is not allowed: it runs a command for each step.');
+      break;
+    case 'submodule':
+      if (rest.some((t) => t === 'foreach')) verdict = argDenied('git.submodule-foreach', 'git submodule foreach is not allowed: it runs a shell command in each submodule.');
+      break;
+    case 'config':
+      verdict = judgeConfig(rest);
+      break;
+    case 'grep':
+      verdict = judgeParseOptions('grep', rest, GREP, 'open-files-in-pager', 'O', 'git.grep-pager', 'opens the matching files in a program of its choosing');
+      break;
+    case 'rebase':
+      verdict = judgeParseOptions('rebase', rest, REBASE, 'exec', 'x', 'git.rebase-exec', 'runs a shell command after each commit');
+      break;
+    case 'send-email':
+      verdict = judgeSendEmail(rest);
+      if (verdict.kind === 'allow') verdict = undefined;
+      break;
+    case 'clone':
+      verdict = judgeClone(rest);
+      break;
+  }
+  if (verdict) return verdict;
+  if (sub !== 'grep' && sub !== 'rebase' && sub !== 'send-email') {
+    const everywhere = judgeEverywhere(sub, rest);
+    if (everywhere) return everywhere;
+  }
+  return allow('git.ok');
+};

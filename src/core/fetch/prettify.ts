@@ -29,7 +29,7 @@ export function htmlToText(html: string): string {
   s = s.replace(/<!--[\s\S]*?-->/g, '');
   s = s.replace(/<(script|style|noscript|template|svg|head|iframe|object)\b[\s\S]*?<\/\1\s*>/gi, '');
   // Preformatted text keeps its line breaks: protect them before white space is collapsed.
-  s = s.replace(/<pre\b[^>]*>([\s\S]*?)<\/pre\s*>/gi, (_m, body: string) => `\n${body.replace(/<[^>]+>/g, '').replace(/\n/g, '\u0000')}\n`);
+  s = s.replace(/<pre\b[^>]*>([\s\S]*?)<\/pre\s*>/gi, (_m, body: string) => `\n${body.replace(/<[^>]+>/g, '').replace(/\n/g, '\u0000').replace(/ /g, '\u0001').replace(/\t/g, '\u0002')}\n`);
   s = s.replace(/<h([1-6])\b[^>]*>/gi, (_m, n: string) => `\n\n${'#'.repeat(Number(n))} `).replace(/<\/h[1-6]\s*>/gi, '\n\n');
   s = s.replace(/<li\b[^>]*>/gi, '\n- ');
   s = s.replace(/<a\b[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi, (_m, a?: string, b?: string, c?: string, text?: string) => {
@@ -48,6 +48,8 @@ export function htmlToText(html: string): string {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/\u0000/g, '\n')
+    .replace(/\u0001/g, ' ')
+    .replace(/\u0002/g, '\t')
     .trim();
   return title && !s.startsWith(title) ? `${title}\n\n${s}` : s;
 }

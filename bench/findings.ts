@@ -1,0 +1,37 @@
+import type { SectionResult } from './report';
+import type { LatencyData } from './sections/latency';
+
+/**
+ * Plain sentences derived from this run's numbers (so BENCHMARKS.md never carries a stale explanation): did we
+ * meet the 1.15x target, and if not, where the added milliseconds go.
+ */
+export function findings(sections: readonly SectionResult[]): string[] {
+  const out: string[] = [];
+  const lat = sections.find((s) => s.id === 'latency')?.data as LatencyData | undefined;
+  if (lat?.spawn) {
+    const base = lat.spawn.p50;
+    for (const [name, t] of [['HTTP', lat.http], ['stdio', lat.stdio]] as const) {
+      const r = t.call.p50 / base;
+      const added = t.call.p50 - base;
+      const execExtra = t.serverExec.p50 - base;
+      const protocol = t.ping.p50;
+      const toolPath = Math.max(0, t.denied.p50 - t.ping.p50);
+      const verdict = r <= 1.15 ? `meets the 1.15x target` : `misses the 1.15x target by ${((r / 1.15 - 1) * 100).toFixed(0)}% (${(added - 0.15 * base).toFixed(2)} ms too much per call)`;
+      out.push(
+        `${name}: p50 ${t.call.p50.toFixed(2)} ms vs bare spawn ${base.toFixed(2)} ms = ${r.toFixed(2)}x, ${verdict}. ` +
+          `Of the ${added.toFixed(2)} ms added: the MCP round trip with no tool (ping) is ${protocol.toFixed(2)} ms; ` +
+          `the tool path without a process (zod, decide, audit, result; denied call minus ping) ${toolPath.toFixed(2)} ms; ` +
+          `the executor's own time is ${t.serverExec.p50.toFixed(2)} ms against ${base.toFixed(2)} ms for a bare spawn (${execExtra >= 0 ? '+' : ''}${execExtra.toFixed(2)} ms).`,
+      );
+    }
+  }
+  const prof = sections.find((s) => s.id === 'profile')?.data as { byCategoryMs?: Record<string, number>; busyMs?: number; cpuMs?: number; calls?: number } | undefined;
+  if (prof?.byCategoryMs && prof.busyMs && prof.calls && prof.cpuMs !== undefined) {
+    const top = Object.entries(prof.byCategoryMs)
+      .slice(0, 4)
+      .map(([k, v]) => `${k} ${((v / prof.busyMs!) * 100).toFixed(0)}%`)
+      .join(', ');
+    out.push(`Server CPU per call ${(prof.cpuMs / prof.calls).toFixed(2)} ms (kernel-measured); largest shares of its profile: ${top}.`);
+  }
+  return out;
+}

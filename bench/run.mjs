@@ -1,0 +1,25 @@
+// `npm run bench`: bundles the TypeScript harness (bench/main.ts, which reuses test/helpers and src/core) with
+// esbuild — already a devDependency — and runs it. No ts loader, no extra dependency, works after `npm ci`.
+// The bundle goes to .bench/build/ (gitignored): two levels below the repository root, exactly like
+// test/helpers/, so the helpers' `path.resolve(__dirname, '..', '..')` still finds the repository.
+import * as esbuild from 'esbuild';
+import { pathToFileURL } from 'node:url';
+import * as path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const outfile = path.join(root, '.bench', 'build', 'bench.cjs');
+await esbuild.build({
+  entryPoints: [path.join(root, 'bench', 'main.ts')],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  packages: 'external', // the SDK and zod load from node_modules, as in the server's own tests
+  sourcemap: 'inline',
+  logLevel: 'warning',
+});
+process.chdir(root);
+const mod = await import(pathToFileURL(outfile).href);
+const code = await (mod.default?.main ?? mod.main)(process.argv.slice(2));
+process.exit(code);

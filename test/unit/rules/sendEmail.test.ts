@@ -1,0 +1,50 @@
+import { describe } from 'vitest';
+import { runTable } from './table';
+
+const se = (...a: string[]): string[] => ['git', 'send-email', ...a];
+
+describe('git send-email rule (Getopt::Long, both modes)', () => {
+  runTable([
+    ['--sendmail-cmd', se('--sendmail-cmd=sh', 'a.patch'), 'git.send-email-selector'],
+    ['--sendmail-cmd separate value', se('--sendmail-cmd', 'sh', 'a.patch'), 'git.send-email-selector'],
+    ['--sendmail-cmd with an empty value', se('--sendmail-cmd=', 'a.patch'), 'git.send-email-selector'],
+    ['--sendmail-cmd with its value missing', se('a.patch', '--sendmail-cmd'), 'git.send-email-selector'],
+    ['--sendmail-cmd with --dry-run', se('--dry-run', '--sendmail-cmd=sh', 'a.patch'), 'git.send-email-selector'],
+    ['--sendm unique abbreviation', se('--sendm=sh', 'a.patch'), 'git.send-email-selector'],
+    ['--send ambiguous prefix', se('--send=sh', 'a.patch'), 'git.send-email-selector'],
+    ['upper case --SENDMAIL-CMD', se('--SENDMAIL-CMD=sh', 'a.patch'), 'git.send-email-selector'],
+    ['single-dash -sendmail-cmd', se('-sendmail-cmd', 'sh', 'a.patch'), 'git.send-email-selector'],
+    ['single-dash with = (getopt_compat)', se('-sendmail-cmd=sh', 'a.patch'), 'git.send-email-selector'],
+    ['plus-prefixed +sendmail-cmd', se('+sendmail-cmd', 'sh', 'a.patch'), 'git.send-email-selector'],
+    ['--to-cmd', se('--to-cmd=sh', 'a.patch'), 'git.send-email-selector'],
+    ['--to-c ambiguous prefix (to-cmd, to-cover)', se('--to-c=sh', 'a.patch'), 'git.send-email-selector'],
+    ['--cc-cmd', se('--cc-cmd', 'sh', 'a.patch'), 'git.send-email-selector'],
+    ['--cc-c ambiguous prefix (cc-cmd, cc-cover)', se('--cc-c=sh', 'a.patch'), 'git.send-email-selector'],
+    ['--header-cmd even with --no-header-cmd later', se('--header-cmd=sh', '--no-header-cmd', 'a.patch'), 'git.send-email-selector'],
+    ['--head abbreviation of --header-cmd', se('--head=sh', 'a.patch'), 'git.send-email-selector'],
+    ['a selector after operands', se('a.patch', '--cc-cmd=sh'), 'git.send-email-selector'],
+    ['a selector after --end-of-options (which send-email does not honour)', se('--end-of-options', '--cc-cmd=sh', 'a.patch'), 'git.send-email-selector'],
+    ['a selector after a consumed --identity value', se('--identity', 'x', '--sendmail-cmd=sh'), 'git.send-email-selector'],
+    ['a selector after a bad --batch-size value left in argv', se('--batch-size=x', '--to-cmd=sh'), 'git.send-email-selector'],
+    ['--smtp-server as an absolute program path', se('--smtp-server=/bin/sh', 'a.patch'), 'git.send-email-smtp-program'],
+    ['--smtp-server as a Windows root-relative path', se('--smtp-server=\\evil', 'a.patch'), 'git.send-email-smtp-program'],
+    ['--smtp-server as a drive path', se('--smtp-server', 'C:evil.exe', 'a.patch'), 'git.send-email-smtp-program'],
+    ['--smtp-server with an empty value', se('--smtp-server=', 'a.patch'), 'git.send-email-smtp-program'],
+    ['--smtp-server with its value missing', se('a.patch', '--smtp-server'), 'git.send-email-smtp-program'],
+    ['--smtp-serv ambiguous prefix', se('--smtp-serv=/bin/sh', 'a.patch'), 'git.send-email-selector'],
+    ['--smtp-server given twice, second a path', se('--smtp-server=localhost', '--smtp-server=/bin/sh', 'a.patch'), 'git.send-email-smtp-program'],
+    ['an ordinary SMTP host', se('--smtp-server=smtp.example.invalid', 'a.patch'), 'allow'],
+    ['localhost', se('--smtp-server', 'localhost', 'a.patch'), 'allow'],
+    ['127.0.0.1', se('--smtp-server=127.0.0.1', 'a.patch'), 'allow'],
+    ['[::1]', se('--smtp-server=[::1]', 'a.patch'), 'allow'],
+    ['--smtp-server-port (exact name wins over the prefix)', se('--smtp-server-port=25', 'a.patch'), 'allow'],
+    ['--smtp-server-option (exact name wins)', se('--smtp-server-option=-v', 'a.patch'), 'allow'],
+    ['-h', se('-h'), 'allow'],
+    ['--dump-aliases', se('--dump-aliases'), 'allow'],
+    ['--dry-run', se('--dry-run', '--to=a@example.invalid', 'a.patch'), 'allow'],
+    ['a selector-looking value consumed by --subject', se('--subject', '--sendmail-cmd=DATA', 'a.patch'), 'allow'],
+    ['a selector-looking value consumed by --identity', se('--identity', '--sendmail-cmd=DATA', 'a.patch'), 'allow'],
+    ['a selector-looking argument after an unconsumed --', se('a.patch', '--', '--sendmail-cmd=DATA'), 'allow'],
+    ['-- consumed as a required value, then an operand', se('--subject', '--', 'a.patch'), 'allow'],
+  ]);
+});

@@ -1,0 +1,51 @@
+import type { ApprovalRequest } from '../../core/approval';
+
+/**
+ * The text of an approval question, without VS Code (unit-tested). It shows exactly what will happen: every argv
+ * element JSON-quoted (so spaces, quotes and odd characters are visible), the working directory, redirects, and for
+ * a change its files and the first lines of its diff.
+ */
+
+export const DIFF_PREVIEW_LINES = 30;
+
+export interface ApprovalText {
+  /** One line: who asks what. */
+  readonly message: string;
+  /** The details, several lines. */
+  readonly detail: string;
+}
+
+export function quoteArgv(argv: readonly string[]): string {
+  return argv.map((a) => JSON.stringify(a)).join(' ');
+}
+
+export function summarize(r: ApprovalRequest): string {
+  if (r.command) return r.command.stages.map(quoteArgv).join(' | ');
+  if (r.change) return `${r.change.kind} ${r.change.files.join(' -> ')}`;
+  if (r.fetch) return `fetch ${r.fetch.url}`;
+  return r.tool;
+}
+
+export function describeApproval(r: ApprovalRequest, folderName: string): ApprovalText {
+  const lines: string[] = [];
+  if (r.command) {
+    const c = r.command;
+    lines.push(`Command: ${c.stages.map(quoteArgv).join(' | ')}`);
+    lines.push(`In: ${c.cwd === '.' ? `${folderName} (workspace root)` : c.cwd}`);
+    if (c.stdinFile) lines.push(`stdin from: ${c.stdinFile}`);
+    if (c.stdoutFile) lines.push(`stdout ${c.stdoutFile.append ? 'appended to' : 'written to (replacing it)'}: ${c.stdoutFile.path}`);
+    if (c.stdinPreview !== undefined) lines.push(`stdin:\n${c.stdinPreview}`);
+    lines.push(`Isolation: ${c.isolation === 'none' ? 'none (runs with your permissions)' : c.isolation}`);
+  }
+  if (r.change) {
+    lines.push(`Change (${r.change.kind}): ${r.change.files.join(' -> ')}`);
+    if (r.change.diff) {
+      const diff = r.change.diff.split('\n');
+      lines.push(diff.slice(0, DIFF_PREVIEW_LINES).join('\n'));
+      if (diff.length > DIFF_PREVIEW_LINES) lines.push(`… ${diff.length - DIFF_PREVIEW_LINES} more diff line(s)`);
+    }
+  }
+  if (r.fetch) lines.push(`Fetch: ${r.fetch.url}`);
+  lines.push(`Why asked: ${r.reason || r.rule}`);
+  return { message: `Guarded Shell (${folderName}): allow ${r.tool}?`, detail: lines.join('\n') };
+}

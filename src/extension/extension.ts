@@ -1,0 +1,69 @@
+import * as vscode from 'vscode';
+import { ModalApprovalPresenter } from './approval/modalPresenter';
+import { ApprovalQueue } from './approval/queue';
+import { COMMANDS, registerCommands } from './commands';
+import { mcpApiAvailable, registerMcpProvider } from './mcpProvider';
+import { ServerManager } from './serverManager';
+import { SECTION } from './settings';
+import { createStatusBar } from './statusBar';
+import { createTestApi, type GuardedShellTestApi } from './testApi';
+
+/**
+ * Activation: one server per trusted workspace folder, registered with VS Code's MCP client, driven by settings.
+ * Only this folder (src/extension) imports `vscode`.
+ */
+
+let manager: ServerManager | undefined;
+const MCP_API_NOTICE_KEY = 'guardedShell.mcpApiMissingNoticeShown';
+
+export async function activate(context: vscode.ExtensionContext): Promise<GuardedShellTestApi | undefined> {
+  const log = vscode.window.createOutputChannel('Guarded Shell', { log: true });
+  const approvals = new ApprovalQueue(new ModalApprovalPresenter());
+  manager = new ServerManager({ serverModule: context.asAbsolutePath('dist/server.js'), log, approvals });
+  const servers = manager;
+  context.subscriptions.push(log, approvals, servers);
+  context.subscriptions.push(registerCommands(servers, approvals, log));
+  context.subscriptions.push(createStatusBar(servers, approvals, COMMANDS.showStatus));
+
+  if (mcpApiAvailable()) {
+    context.subscriptions.push(registerMcpProvider(servers));
+  } else {
+    // Older VS Code: the server still runs; other clients (and this one, by hand) use the copied configuration.
+    log.warn(`this VS Code (${vscode.version}) has no MCP server provider API: use "Guarded Shell: Copy Client Configuration" to connect clients`);
+    if (!context.globalState.get(MCP_API_NOTICE_KEY)) {
+      void context.globalState.update(MCP_API_NOTICE_KEY, true);
+      void vscode.window.showInformationMessage(
+        'Guarded Shell: this VS Code cannot register MCP servers itself (it needs 1.101 or later). The server runs anyway: copy its client configuration to connect an MCP client.',
+        'Copy Client Configuration…',
+      ).then((choice) => choice && vscode.commands.executeCommand(COMMANDS.copyClientConfig));
+    }
+  }
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      for (const s of servers.all) if (e.affectsConfiguration(SECTION, s.folder.uri)) void s.pushSettings();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(async (e) => {
+      if (!vscode.workspace.isTrusted) return;
+      await Promise.all([...e.removed.map((f) => servers.remove(f)), ...e.added.map((f) => servers.add(f))]);
+    }),
+  );
+
+  // Extension-registered MCP servers get no trust prompt from VS Code: nothing runs until the workspace is trusted.
+  // (The manifest declares untrustedWorkspaces unsupported, so VS Code should not even activate us there.)
+  if (vscode.workspace.isTrusted) {
+    void servers.startAll();
+  } else {
+    log.info('the workspace is not trusted: the server starts once it is');
+    context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void servers.startAll()));
+  }
+
+  // Tests (and only tests/development) get a handle on the servers: it holds the bearer tokens.
+  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers);
+}
+
+export async function deactivate(): Promise<void> {
+  // Stopping sends shutdown: each server kills every command tree before it exits.
+  await manager?.stopAll();
+  manager = undefined;
+}

@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import type { ApprovalQueue } from './approval/queue';
+import type { ServerManager } from './serverManager';
+
+/**
+ * One status bar item for all folders: state and mode, pending approvals, and a warning colour when commands run
+ * without a sandbox (or a server is down). Clicking it shows the status and the endpoints.
+ */
+export function createStatusBar(manager: ServerManager, approvals: ApprovalQueue, showStatusCommand: string): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem('guardedShell.status', vscode.StatusBarAlignment.Left, 50);
+  item.name = 'Guarded Shell';
+  item.command = showStatusCommand;
+
+  const update = () => {
+    const servers = manager.all;
+    const pending = approvals.pending.length;
+    if (servers.length === 0) {
+      item.hide();
+      return;
+    }
+    const failed = servers.filter((s) => s.state === 'failed' || s.state === 'stopped');
+    const starting = servers.some((s) => s.state === 'starting');
+    const unsandboxed = servers.filter((s) => s.ready?.warning);
+    const modes = [...new Set(servers.map((s) => s.ready?.mode).filter(Boolean))];
+    const icon = failed.length ? '$(error)' : starting ? '$(sync~spin)' : unsandboxed.length ? '$(warning)' : '$(shield)';
+    const state = failed.length ? 'stopped' : starting ? 'starting' : modes.join('/') || 'running';
+    item.text = `${icon} Guarded Shell: ${state}${pending ? ` $(bell-dot) ${pending}` : ''}`;
+    item.backgroundColor = failed.length
+      ? new vscode.ThemeColor('statusBarItem.errorBackground')
+      : unsandboxed.length || pending
+        ? new vscode.ThemeColor('statusBarItem.warningBackground')
+        : undefined;
+    const tip = new vscode.MarkdownString(undefined, true);
+    for (const s of servers) {
+      const where = s.ready ? ` — ${s.ready.url}, mode \`${s.ready.mode}\`, isolation \`${s.ready.isolation}\`` : s.startError ? ` — ${s.startError}` : '';
+      tip.appendMarkdown(`**${escape(s.name)}**: ${s.state}${escape(where)}\n\n`);
+      if (s.ready?.warning) tip.appendMarkdown(`$(warning) ${escape(s.ready.warning)}\n\n`);
+    }
+    if (pending) tip.appendMarkdown(`$(bell-dot) ${pending} approval(s) waiting\n\n`);
+    tip.appendMarkdown('Click for status and connection details.');
+    item.tooltip = tip;
+    item.show();
+  };
+  update();
+  return vscode.Disposable.from(item, manager.onDidChange(update), approvals.onDidChange(update));
+}
+
+function escape(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+!|<>-]/g, '\\$&');
+}

@@ -1,0 +1,76 @@
+import type { ApprovalDecision, ApprovalRequest } from '../core/approval';
+import type { AuditRecord } from '../core/audit';
+import type { SettingsLayer } from '../core/config/settings';
+import type { Mode } from '../core/policy';
+
+/**
+ * The JSON-RPC messages between the extension (vscode-languageclient) and the server process (ipcMain.ts,
+ * vscode-languageserver), over Node IPC. One place for method names and payloads so both ends agree at compile time.
+ */
+
+/** Sent in `initialize` (initializationOptions): which folder this server serves and the settings to start with. */
+export interface InitializationOptions {
+  /** Absolute path of the workspace folder (the server's root). */
+  readonly folder: string;
+  /** Human name of the folder, for log lines. */
+  readonly folderName: string;
+  /** The settings layer computed by the extension (user scope for loosening values; see vscodeSettings.ts). */
+  readonly settings: SettingsLayer;
+}
+
+/** server → extension notification, after every start: where the MCP endpoint is and how to authenticate. */
+export const READY = 'guardedShell/ready';
+export interface ReadyParams {
+  /** The Streamable HTTP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  /** Fresh random bearer token of this start. */
+  readonly token: string;
+  readonly version: string;
+  /** Sandbox in force ('none', 'bwrap', …). */
+  readonly isolation: string;
+  /** Why commands run unsandboxed (isolation `auto` without a sandbox), or why they are all denied. */
+  readonly warning?: string;
+  readonly mode: Mode;
+  /** Server process id (the status view shows it; tests kill it to prove the restart). */
+  readonly pid: number;
+}
+
+/** server → extension notification: the server could not start (bad settings, port); it keeps waiting for settings. */
+export const START_FAILED = 'guardedShell/startFailed';
+export interface StartFailedParams {
+  readonly message: string;
+}
+
+/** extension → server notification: new settings; the server swaps its policy in whole, without restarting. */
+export const SETTINGS = 'guardedShell/settings';
+export interface SettingsParams {
+  readonly settings: SettingsLayer;
+}
+
+/** server → extension request: a person must decide. No answer in time, or no extension, means denied. */
+export const APPROVE = 'guardedShell/approve';
+export type ApproveParams = ApprovalRequest;
+export type ApproveResult = ApprovalDecision;
+
+/** server → extension notification: one (already redacted) audit record. */
+export const AUDIT = 'guardedShell/audit';
+export type AuditParams = AuditRecord;
+
+/** extension → server request: the server's current state. */
+export const STATUS = 'guardedShell/status';
+export interface StatusResult {
+  readonly url?: string;
+  readonly mode: Mode;
+  readonly isolation: string;
+  readonly warning?: string;
+  /** Commands running and waiting for a slot right now. */
+  readonly activeCommands: number;
+  readonly queuedCommands: number;
+  /** Approvals the server is waiting for. */
+  readonly pendingApprovals: number;
+  /** How many settings pushes were applied (or rejected) since start: lets a caller wait for one to land. */
+  readonly settingsGeneration: number;
+  /** The last settings push that could not be applied, and why (the previous policy stays in force). */
+  readonly settingsError?: string;
+}

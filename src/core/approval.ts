@@ -95,6 +95,8 @@ export async function gate(
     decision = { approved: false, by: 'error', reason: `The approver failed: ${(e as Error).message}` };
   }
   const waitedMs = Date.now() - started;
+  // A call cancelled while its card was open must not run because someone clicked Approve a moment later.
+  if (signal?.aborted) return { allowed: false, code: 'APPROVAL_DENIED', reason: 'The request was cancelled while waiting for approval.', rule: verdict.rule, waitedMs };
   if (decision.approved) return { allowed: true, approvedBy: decision.by, waitedMs };
   const code: ErrorCode = decision.by === 'unavailable' ? 'APPROVAL_UNAVAILABLE' : 'APPROVAL_DENIED';
   const reason = decision.reason

@@ -45,6 +45,8 @@ const SECRET_VALUE = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
 ];
 export const REDACTED = '[REDACTED]';
+/** Output and input bodies never reach the log, whoever builds the event. */
+const BODY_FIELDS = new Set(['stdout', 'stderr', 'stdin']);
 /** Values longer than this that are not numbers are logged as a short digest instead. */
 const LONG_VALUE = 64;
 
@@ -63,9 +65,16 @@ export function digest(value: string): string {
 
 /** A value as it may appear in the log: redacted when secret-like, a digest when long. */
 export function redactValue(value: string): string {
-  if (looksSecretValue(value)) return REDACTED;
+  if (looksSecretValue(value) || containsSecret(value)) return REDACTED;
   if (value.length > LONG_VALUE && !/^-?\d+(?:\.\d+)?$/.test(value)) return digest(value);
   return value;
+}
+
+/** A header-like `Name: value` with a secret-looking name, or a secret-looking word anywhere inside. */
+function containsSecret(value: string): boolean {
+  const header = /^\s*([A-Za-z0-9_-]+)\s*:\s*\S/.exec(value);
+  if (header && looksSecretName(header[1]!)) return true;
+  return /\s/.test(value) && value.split(/\s+/).some((w) => looksSecretValue(w) || /^(?:Bearer|Basic)$/i.test(w));
 }
 
 /**
@@ -113,7 +122,7 @@ function redactDeep(value: unknown, key = ''): unknown {
   if (value && typeof value === 'object') {
     if (key === 'env') return redactEnv(value as Record<string, string>);
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v, k);
+    for (const [k, v] of Object.entries(value)) if (!BODY_FIELDS.has(k)) out[k] = redactDeep(v, k);
     return out;
   }
   return value;
@@ -121,10 +130,11 @@ function redactDeep(value: unknown, key = ''): unknown {
 
 /** Free text (messages, reasons): hides secret-looking tokens inside it without digesting the whole text. */
 function redactText(text: string): string {
-  return text
-    .split(/(\s+)/)
-    .map((word) => (looksSecretValue(word) ? REDACTED : word))
-    .join('');
+  // The argv rules apply word by word, so `--password hunter2` inside a quoted command line is hidden too.
+  const parts = text.split(/(\s+)/);
+  const words = parts.filter((_, i) => i % 2 === 0);
+  const redacted = redactArgv(words.map((w) => w.replace(/^["'`]+|["'`.,;:]+$/g, '')));
+  return parts.map((p, i) => (i % 2 === 1 ? p : redacted[i / 2] === words[i / 2]!.replace(/^["'`]+|["'`.,;:]+$/g, '') ? p : redacted[i / 2]!)).join('');
 }
 
 export class AuditLog {
@@ -159,6 +169,11 @@ export function streamSink(stream: NodeJS.WritableStream): AuditSink {
 /** Appends JSON lines to a file, created 0600 because it names commands and paths. */
 export function fileSink(file: string): AuditSink {
   const fd = fs.openSync(file, 'a', 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600); // an existing file keeps its mode on open: tighten it, the log names commands and paths
+  } catch {
+    /* not ours to change (another owner): keep logging */
+  }
   return {
     write: (r) => fs.writeSync(fd, JSON.stringify(r) + '\n'),
     close: () => fs.closeSync(fd),

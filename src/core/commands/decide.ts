@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { isToolError, ToolError } from '../errors';
-import { resolveInside, type ResolvedPath } from '../paths/confine';
+import { isInside, resolveInside, type ResolvedPath } from '../paths/confine';
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
 import { allow, ask, deny, strictest, type Verdict } from '../verdict';
@@ -49,12 +50,13 @@ export interface DecideContext {
  * reading the file system to resolve paths. Never throws: every problem becomes a deny verdict with a code.
  */
 export function decideCommand(request: CommandRequest, policy: Policy, context: DecideContext = {}): CommandDecision {
-  const key = Array.isArray(request.command) ? commandKey(request.command) : '';
+  const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
   try {
     const plan = planCommand(request, policy);
     const checks: Verdict[] = [];
     for (const stage of plan.parsed.stages) {
       checks.push(checkAllowlist(stage[0]!, policy));
+      if (path.isAbsolute(stage[0]!)) checks.push(checkProgramOutsideWorkspace(stage[0]!, policy.root));
       checks.push(judgeCommand(stage));
     }
     if (plan.stdoutFile) {
@@ -129,4 +131,18 @@ function modeVerdict(plan: CommandPlan, policy: Policy, key: string, context: De
       if (preApproved) return allow('approval.remembered');
       return ask('mode.confirm', 'Every command is confirmed in this mode.');
   }
+}
+
+/** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */
+function checkProgramOutsideWorkspace(program: string, root: string): Verdict {
+  let real = path.resolve(program);
+  try {
+    real = fs.realpathSync.native(program);
+  } catch {
+    /* missing: the spawn fails with a clear error */
+  }
+  if (isInside(root, path.resolve(program)) || isInside(root, real)) {
+    return deny('COMMAND_NOT_ALLOWED', 'allowlist.workspace-program', `The program "${program}" is inside the workspace; only installed programs can run.`);
+  }
+  return allow('allowlist.path-outside-workspace');
 }

@@ -56,6 +56,9 @@ export function parseCommand(argv: readonly string[], options: { literal?: boole
 }
 
 /** The exact command line used for auto-approve rules and session approvals. */
-export function commandKey(argv: readonly string[]): string {
-  return argv.join(' ');
+export function commandKey(argv: readonly string[], options: { literal?: boolean } = {}): string {
+  // Shell-style quoting makes the key one-to-one with the argv (`echo 'x > y'` ≠ `echo x > y`) while plain
+  // lines stay as people write them in autoApprove ("git status"). Literal calls get their own key space.
+  const line = argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return options.literal ? `literal: ${line}` : line;
 }

@@ -12,8 +12,11 @@ export const ENVIRONMENT_VARIABLES = [
 
 export function settingsFromEnvironment(env: NodeJS.ProcessEnv): SettingsLayer {
   const layer: SettingsLayer = {};
-  const commands = [...list(env.ALLOW_COMMANDS), ...list(env.ALLOWED_COMMANDS)];
-  if (commands.length) layer.allowCommands = [...new Set(commands)];
+  // A variable that is SET (even to "") is an allowlist given: empty means nothing runs, as in mcp-shell-server.
+  // Only when neither is set does the default allowlist apply.
+  if (env.ALLOW_COMMANDS !== undefined || env.ALLOWED_COMMANDS !== undefined) {
+    layer.allowCommands = [...new Set([...list(env.ALLOW_COMMANDS), ...list(env.ALLOWED_COMMANDS)])];
+  }
   const patterns = list(env.ALLOW_PATTERNS);
   if (patterns.length) layer.allowPatterns = patterns;
   const def = number(env, 'MCP_SHELL_DEFAULT_TIMEOUT_SECONDS');

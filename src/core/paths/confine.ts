@@ -47,7 +47,7 @@ export function resolveInside(root: string, p: string, options: { base?: string;
   }
   if (danglingLink) {
     // A dangling link inside the root may point anywhere; writing through it would create its target.
-    const target = danglingTarget(absolute);
+    const target = danglingTarget(real);
     if (target === undefined || !isInside(root, target)) {
       throw new ToolError('PATH_OUTSIDE_ROOT', `The ${what} "${p}" is a symbolic link that leads outside the workspace.`, 'path.dangling-link');
     }
@@ -82,15 +82,34 @@ function realpathLenient(absolute: string): { real: string; exists: boolean; dan
     } catch (e) {
       if (!isMissing(e)) throw new ToolError('IO_ERROR', `Cannot resolve "${cur}": ${(e as Error).message}`);
     }
+    // A missing ancestor that is itself a (dangling) link: the tail lives wherever that link finally leads.
+    if (isLink(cur)) {
+      const inner = realpathLenient(cur);
+      const target = danglingTarget(inner.real);
+      if (target === undefined) throw new ToolError('IO_ERROR', `Cannot resolve the link "${cur}".`);
+      return { real: path.join(target, ...tail), exists: false, danglingLink };
+    }
   }
 }
 
-function danglingTarget(absolute: string): string | undefined {
+function danglingTarget(linkReal: string, hops = 0): string | undefined {
+  // `linkReal` is the link with its folder's symlinks resolved: a relative target is read from that REAL folder,
+  // and a chain of dangling links is followed to its last hop (which is what a write would create).
+  if (hops > 40) return undefined;
   try {
-    const target = path.resolve(path.dirname(absolute), fs.readlinkSync(absolute));
-    return realpathLenient(target).real;
+    const target = path.resolve(path.dirname(linkReal), fs.readlinkSync(linkReal));
+    const r = realpathLenient(target);
+    return r.danglingLink ? danglingTarget(r.real, hops + 1) : r.real;
   } catch {
     return undefined;
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

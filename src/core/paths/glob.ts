@@ -22,6 +22,8 @@ export function matchesGlob(relativePath: string, glob: string): boolean {
   const normalized = glob.replace(/^\.\//, '').replace(/\/$/, '');
   const re = globToRegExp(normalized);
   if (re.test(relativePath)) return true;
+  // `dir/**` also protects `dir` itself: renaming or deleting the folder changes everything the rule protects.
+  if (normalized.endsWith('/**') && globToRegExp(normalized.slice(0, -3)).test(relativePath)) return true;
   // A folder pattern protects what is inside it.
   if (globToRegExp(`${normalized}/**`).test(relativePath)) return true;
   if (!normalized.includes('/')) return relativePath.split('/').some((segment) => re.test(segment));

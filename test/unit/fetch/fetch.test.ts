@@ -88,7 +88,7 @@ function stubLookup(table: Record<string, string[] | (() => string[])>): LookupA
     if (!entry) throw new Error(`ENOTFOUND ${host}`);
     const list = typeof entry === 'function' ? entry() : entry;
     return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  }) as LookupAll & { calls: string[] };
+  }) as unknown as LookupAll & { calls: string[] };
   fn.calls = calls;
   return fn;
 }

@@ -72,7 +72,7 @@ export const unavailableApprover: Approver = {
 };
 
 export type GateOutcome =
-  | { readonly allowed: true; readonly approvedBy?: string; readonly waitedMs: number }
+  | { readonly allowed: true; readonly approvedBy?: string; readonly option?: ApprovalOption; readonly waitedMs: number }
   | { readonly allowed: false; readonly code: ErrorCode; readonly reason: string; readonly rule: string; readonly waitedMs: number };
 
 /**
@@ -97,7 +97,7 @@ export async function gate(
   const waitedMs = Date.now() - started;
   // A call cancelled while its card was open must not run because someone clicked Approve a moment later.
   if (signal?.aborted) return { allowed: false, code: 'APPROVAL_DENIED', reason: 'The request was cancelled while waiting for approval.', rule: verdict.rule, waitedMs };
-  if (decision.approved) return { allowed: true, approvedBy: decision.by, waitedMs };
+  if (decision.approved) return { allowed: true, approvedBy: decision.by, ...(decision.option && { option: decision.option }), waitedMs };
   const code: ErrorCode = decision.by === 'unavailable' ? 'APPROVAL_UNAVAILABLE' : 'APPROVAL_DENIED';
   const reason = decision.reason
     ? decision.reason

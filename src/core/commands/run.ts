@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gate, type Approver, type ApprovalRequest } from '../approval';
+import { gate, type ApprovalOption, type Approver, type ApprovalRequest } from '../approval';
 import type { ApprovalMemory } from '../approvalMemory';
 import type { AuditLog, ResultType } from '../audit';
 import { isToolError, type ErrorCode } from '../errors';
@@ -84,7 +84,10 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     deps.audit.record({ ...base, result_type: 'rejected', rejection_reason: gated.reason, error_code: gated.code, rule: gated.rule, approval_ms: gated.waitedMs });
     return denied(gated.code, gated.reason, gated.rule, isolation.kind, gated.waitedMs);
   }
-  if (gated.approvedBy) deps.audit.record({ event: 'approval_audit', tool: call.tool, request_id: requestId, result_type: 'approved', decided_by: gated.approvedBy, approval_ms: gated.waitedMs, command: decision.key });
+  if (gated.approvedBy) {
+    deps.audit.record({ event: 'approval_audit', tool: call.tool, request_id: requestId, result_type: 'approved', decided_by: gated.approvedBy, option: gated.option ?? 'once', approval_ms: gated.waitedMs, command: decision.key });
+    rememberApproval(deps.memory, decision.key, gated.option);
+  }
 
   const plan = decision.plan!;
   const stages = plan.parsed.stages.map((argv) => {
@@ -137,6 +140,20 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     ...(isolation.warning && { warning: isolation.warning }),
     ...(result.error && { error: result.error }),
   };
+}
+
+/** Minutes an "allow for 15 minutes" approval lasts. */
+export const TIMED_APPROVAL_MS = 15 * 60 * 1000;
+
+/**
+ * "Allow for this session" and "allow for 15 minutes" are remembered for this exact command line. "Always" is
+ * written to the user's settings by the host; it is also remembered for the session so the next identical call
+ * does not race the settings push.
+ */
+function rememberApproval(memory: ApprovalMemory | undefined, key: string, option: ApprovalOption | undefined): void {
+  if (!memory) return;
+  if (option === 'session' || option === 'always') memory.allowForSession(key);
+  else if (option === 'timed') memory.allowFor(key, TIMED_APPROVAL_MS);
 }
 
 function denied(code: ErrorCode, message: string, rule: string, isolation: string, approvalMs: number): CommandResult {

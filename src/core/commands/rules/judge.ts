@@ -45,7 +45,7 @@ function judgeName(name: string): Verdict | undefined {
 function judgeArgumentBytes(args: readonly string[]): Verdict | undefined {
   for (const a of args) {
     if (a.includes('\0')) return deny('BAD_REQUEST', 'argv.nul', 'An argument contains a NUL byte, which no program can receive.');
-    if (a.startsWith('-') || a.startsWith('+')) {
+    if (a.startsWith('-')) {
       const eq = a.indexOf('=');
       const optName = eq >= 0 ? a.slice(0, eq) : a;
       if (/[\x00-\x1f\x7f]/.test(optName)) {

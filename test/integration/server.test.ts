@@ -41,7 +41,7 @@ describe('standalone server over Streamable HTTP', () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['shell_execute', 'cmdshell']));
     const shell = tools.find((t) => t.name === 'shell_execute')!;
-    expect(shell.description).toContain('Allowed commands: echo, cat');
+    expect(shell.description).toContain('Allowed commands: yes, echo, cat');
     expect(shell.annotations?.destructiveHint).toBe(true);
     expect(shell.outputSchema).toBeDefined();
   });

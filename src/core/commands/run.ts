@@ -13,6 +13,20 @@ import { prepareArgv } from './rules';
 
 export type CommandOutcome = ExecOutcome | 'denied';
 
+/**
+ * Added to every child's environment (unless the operator passes these names through): git and friends must never
+ * start an editor, a pager or a password prompt — nobody is at a terminal, and an editor is a shell escape.
+ */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({
+  GIT_EDITOR: 'false',
+  GIT_SEQUENCE_EDITOR: 'false',
+  GIT_PAGER: 'cat',
+  PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: 'false',
+  SSH_ASKPASS: 'false',
+});
+
 /** The structured result every command tool returns (and the audit event mirrors, without the bodies). */
 export interface CommandResult {
   readonly outcome: CommandOutcome;
@@ -67,12 +81,12 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
   let env: Record<string, string> | undefined;
   if (verdict.kind !== 'deny') {
     try {
-      env = buildChildEnv({
+      env = { ...NON_INTERACTIVE_ENV, ...buildChildEnv({
         parentEnv: deps.parentEnv ?? process.env,
         allowlist: policy.childEnvAllowlist,
         ...(policy.safePath !== undefined && { safePath: policy.safePath }),
         ...(request.env && { overrides: { ...request.env } }),
-      });
+      }) };
     } catch (e) {
       verdict = deny(isToolError(e) ? e.code : 'BAD_REQUEST', isToolError(e) && e.rule ? e.rule : 'env.not-allowed', (e as Error).message);
     }

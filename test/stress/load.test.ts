@@ -1,0 +1,134 @@
+import * as fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { httpClient, startServer, type RunningServer } from '../helpers/serverProcess';
+import { rssKb, sleep } from '../helpers/procs';
+import { recordFigures } from './figures';
+import { baseArgs, fdCount, killAll, processesIn, shell, tempWorkspace, waitFor } from './helpers';
+
+const CALLS = 2000;
+const CLIENTS = 16;
+const CONCURRENCY = 4;
+/** V8 keeps some of what it grew to; "near start" is generous on purpose, and the figure is printed. */
+const RSS_SLACK_KB = 96 * 1024;
+/** What the second 1,000 calls may add on top of the first: a per-call leak would add as much as the first did. */
+const SECOND_ROUND_SLACK_KB = 24 * 1024;
+
+/** One call of three kinds, each with an answer only a correct run gives; returns a failure text or undefined. */
+async function oneCall(client: Client, lane: number, i: number): Promise<string | undefined> {
+  const token = `c${lane}-n${i}-${Math.random().toString(36).slice(2)}`;
+  let got: Record<string, any> = {};
+  let ok = false;
+  try {
+    if (i % 10 === 3) {
+      const n = 1000 + i;
+      got = await shell(client, ['seq', '1', String(n), '|', 'wc', '-l']);
+      ok = got.outcome === 'ok' && String(got.stdout).trim() === String(n);
+    } else if (i % 10 === 7) {
+      got = await shell(client, ['cat'], { stdin: `${token}\n`.repeat(50) });
+      ok = got.outcome === 'ok' && got.stdout === `${token}\n`.repeat(50);
+    } else {
+      got = await shell(client, ['echo', token]);
+      ok = got.outcome === 'ok' && got.stdout === `${token}\n` && got.exitCode === 0;
+    }
+  } catch (e) {
+    got = { error: String(e) };
+  }
+  return ok ? undefined : `call ${i}: ${JSON.stringify(got).slice(0, 300)}`;
+}
+
+describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
+  let root: string;
+  let server: RunningServer;
+  let fdStart: number;
+
+  beforeAll(async () => {
+    root = tempWorkspace();
+    server = await startServer(baseArgs(root, ['echo', 'seq', 'wc', 'cat'], ['--concurrency', String(CONCURRENCY)]));
+    // The starting count: the idle server before any client connected.
+    fdStart = fdCount(server.proc.pid!);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    killAll(processesIn(root));
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('answers every call correctly, leaks no process, and returns to its starting descriptors and memory', async () => {
+    const pid = server.proc.pid!;
+    // Warm the server up (JIT, first session) with a client that is then closed, so "start" is a steady state.
+    const warm = await httpClient(server.url);
+    for (let i = 0; i < 20; i++) expect((await shell(warm, ['echo', 'warm'])).stdout).toBe('warm\n');
+    await warm.close();
+    await sleep(500);
+    const rssStart = rssKb(pid);
+
+    // Two rounds of 1,000 calls, each with 16 fresh clients: a leak per call or per session grows in BOTH rounds,
+    // while V8 sizing its heap to the load is a one-time step in the first.
+    const failures: string[] = [];
+    let peakFds = fdStart;
+    let peakRss = rssStart;
+    const rssAfterRound: number[] = [];
+    const started = performance.now();
+    for (let round = 0; round < 2; round++) {
+      const clients: Client[] = [];
+      for (let i = 0; i < CLIENTS; i++) clients.push(await httpClient(server.url));
+      let next = round * (CALLS / 2);
+      const last = (round + 1) * (CALLS / 2);
+      await Promise.all(
+        clients.map(async (client, lane) => {
+          while (next < last) {
+            const i = next++;
+            const r = await oneCall(client, lane, i);
+            if (r) failures.push(r);
+            if (i % 100 === 0) {
+              peakFds = Math.max(peakFds, fdCount(pid));
+              peakRss = Math.max(peakRss, rssKb(pid));
+            }
+          }
+        }),
+      );
+      // Sessions end the way a polite client ends them (DELETE), then the client closes.
+      for (const c of clients) {
+        await (c.transport as { terminateSession?: () => Promise<void> }).terminateSession?.().catch(() => undefined);
+        await c.close();
+      }
+      await sleep(1000);
+      rssAfterRound.push(rssKb(pid));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const leaked = await waitFor(() => processesIn(root), (p) => p.length === 0, 5_000);
+    // Keep-alive sockets close after the server's keep-alive timeout (5 s): wait for them, not longer than 20 s.
+    const fdEnd = await waitFor(() => fdCount(pid), (n) => n <= fdStart, 20_000, 250);
+    const rssEnd = rssKb(pid);
+    const secondRoundGrowth = rssAfterRound[1]! - rssAfterRound[0]!;
+    recordFigures('load', {
+      calls: CALLS,
+      clients: CLIENTS,
+      concurrency: CONCURRENCY,
+      failures: failures.length,
+      callsPerSecond: Math.round(CALLS / seconds),
+      leakedProcesses: leaked.length,
+      fdStart,
+      fdPeak: peakFds,
+      fdEnd,
+      fdDelta: fdEnd - fdStart,
+      rssStartMB: +(rssStart / 1024).toFixed(1),
+      rssPeakMB: +(peakRss / 1024).toFixed(1),
+      rssAfter1000MB: +(rssAfterRound[0]! / 1024).toFixed(1),
+      rssAfter2000MB: +(rssAfterRound[1]! / 1024).toFixed(1),
+      rssEndMB: +(rssEnd / 1024).toFixed(1),
+      rssDeltaMB: +((rssEnd - rssStart) / 1024).toFixed(1),
+    });
+    expect(failures.slice(0, 5)).toEqual([]);
+    expect(leaked).toEqual([]);
+    expect(fdEnd).toBeLessThanOrEqual(fdStart);
+    expect(rssEnd - rssStart).toBeLessThan(RSS_SLACK_KB);
+    expect(secondRoundGrowth).toBeLessThan(SECOND_ROUND_SLACK_KB);
+    // Still serving after the load.
+    const after = await httpClient(server.url);
+    expect((await shell(after, ['echo', 'still here'])).stdout).toBe('still here\n');
+    await after.close();
+  });
+});

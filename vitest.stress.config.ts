@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The reliability suite (`npm run test:stress`): load, faults, bad input, fuzz against the real server process.
+ * Bounded loops, traffic only to 127.0.0.1. Files run one after another: they count processes, descriptors and
+ * memory of real servers and must not disturb each other on 2 cores.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/stress/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 60_000,
+    fileParallelism: false,
+    globalSetup: ['test/stress/globalSetup.ts'],
+    reporters: ['default'],
+  },
+});

@@ -257,7 +257,8 @@ function settled(result: Omit<ExecResult, 'queueMs'>): RunningCommand {
   return { done: Promise.resolve(result), stop: () => undefined };
 }
 
-function emptyResult(outcome: ExecOutcome, startedAt: number, error?: string): Omit<ExecResult, 'queueMs'> {
+/** A result with no process behind it (refused before or without starting anything). */
+export function emptyResult(outcome: ExecOutcome, startedAt: number, error?: string): Omit<ExecResult, 'queueMs'> {
   return {
     outcome,
     exitCode: null,

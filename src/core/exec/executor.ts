@@ -1,4 +1,4 @@
-import { startCommand, type RunningCommand } from './command';
+import { emptyResult, startCommand, type RunningCommand } from './command';
 import { ConcurrencyGate } from './gate';
 import type { ExecResult, ExecSpec, Executor } from './types';
 
@@ -67,19 +67,5 @@ export function createExecutor(options: ExecutorOptions): Executor {
 }
 
 function canceled(queueMs: number, error?: string): ExecResult {
-  return {
-    outcome: 'canceled',
-    exitCode: null,
-    signal: null,
-    stages: [],
-    stdout: '',
-    stderr: '',
-    stdoutBytes: 0,
-    stderrBytes: 0,
-    stdoutTruncated: false,
-    stderrTruncated: false,
-    durationMs: 0,
-    queueMs,
-    ...(error !== undefined && { error }),
-  };
+  return { ...emptyResult('canceled', performance.now(), error), durationMs: 0, queueMs };
 }

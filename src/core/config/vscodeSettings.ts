@@ -105,6 +105,8 @@ export function settingsFromVscode(inspected: InspectedSettings): VscodeSettings
     const s = inspected[key];
     for (const [scope, v] of [['workspace', s?.workspaceValue], ['workspaceFolder', s?.workspaceFolderValue]] as const) {
       if (v === undefined || v === null) continue;
+      // In a single-folder window VS Code reports the same .vscode/settings.json value in both scopes: use it once.
+      if (scope === 'workspaceFolder' && JSON.stringify(v) === JSON.stringify(s?.workspaceValue)) continue;
       const value = read(v, scope);
       if (value !== undefined) out.push({ scope, value });
     }

@@ -82,6 +82,16 @@ describe('standalone server over Streamable HTTP', () => {
     expect(s.stdout.trim()).toBe('100000');
   });
 
+  it('reports progress about once a second when the client sends a progress token', async () => {
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const result = await client.callTool({ name: 'shell_execute', arguments: { command: ['sleep', '2.6'] } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    expect(structured(result).outcome).toBe('ok');
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress[0]!.message).toMatch(/s elapsed, \d+ bytes of output/);
+  });
+
   it('passes stdin to the command', async () => {
     const { s } = await call(client, ['cat'], { stdin: 'from stdin\nsecond line\n' });
     expect(s.stdout).toBe('from stdin\nsecond line\n');

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Kill and memory tests measure real processes: keep files from competing for the 2 cores.

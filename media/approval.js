@@ -1,0 +1,495 @@
+// @ts-check
+// The approval panel's page: pending cards (this file) and the history tab (history.js). No framework, no network.
+// SAFETY: every piece of request data reaches the DOM through textContent / createTextNode / setAttribute only;
+// nothing here ever assigns innerHTML, so an argv element like `<img src=x onerror=…>` is shown, never parsed.
+'use strict';
+(function () {
+  // eslint-disable-next-line no-undef
+  const vscode = acquireVsCodeApi();
+  /** @param {object} m */
+  const post = (m) => vscode.postMessage(m);
+  const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+  /** Mouse and keyboard activations of a card are ignored this long after it appears or moves (see arm()). */
+  const ARM_MS = 500;
+
+  // ------------------------------------------------------------------------------------------------ DOM helpers
+
+  /**
+   * Creates an element. `props`: className, text (textContent), attrs (setAttribute each), dataset.
+   * @param {string} tag
+   * @param {{className?: string, text?: string, attrs?: Record<string, string>, dataset?: Record<string, string>}} [props]
+   * @param {(Node|string|null|undefined|false)[]} children
+   */
+  function el(tag, props, ...children) {
+    const e = document.createElement(tag);
+    if (props) {
+      if (props.className) e.className = props.className;
+      if (props.text !== undefined) e.textContent = props.text;
+      if (props.attrs) for (const [k, v] of Object.entries(props.attrs)) e.setAttribute(k, v);
+      if (props.dataset) for (const [k, v] of Object.entries(props.dataset)) e.dataset[k] = v;
+    }
+    for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    return e;
+  }
+
+  // ------------------------------------------------------------------------------------------ visible characters
+
+  const NAMED = { 0x0a: '\\n', 0x09: '\\t', 0x0d: '\\r', 0x00: '\\0', 0x1b: '\\e', 0x0b: '\\v', 0x0c: '\\f', 0x08: '\\b', 0x07: '\\a' };
+  const hex = (/** @type {number} */ n, /** @type {number} */ w) => n.toString(16).toUpperCase().padStart(w, '0');
+
+  /**
+   * The escape shown for a character that would otherwise be invisible or would change how the text around it
+   * is displayed (controls, bidirectional overrides and isolates, zero-width and unusual spaces); null for a
+   * character shown as itself.
+   * @param {number} cp
+   */
+  function escapeFor(cp) {
+    if (cp in NAMED) return NAMED[/** @type {keyof typeof NAMED} */ (cp)];
+    if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp <= 0x9f)) return '\\x' + hex(cp, 2);
+    if (
+      cp === 0x00a0 || cp === 0x00ad || cp === 0x034f || cp === 0x061c || cp === 0x115f || cp === 0x1160 || cp === 0x1680 ||
+      cp === 0x180e || (cp >= 0x2000 && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202f) || (cp >= 0x205f && cp <= 0x206f) ||
+      cp === 0x3000 || cp === 0x3164 || (cp >= 0xfe00 && cp <= 0xfe0f) || cp === 0xfeff || cp === 0xffa0 ||
+      (cp >= 0xfff0 && cp <= 0xfffb) || (cp >= 0xe0000 && cp <= 0xe0fff) || (cp >= 0xd800 && cp <= 0xdfff)
+    ) return cp > 0xffff ? '\\u{' + hex(cp, 5) + '}' : '\\u' + hex(cp, 4);
+    return null;
+  }
+
+  /**
+   * Appends `s` to `parent` as text, with every invisible or display-changing character shown as an escape in
+   * its own marked span. With `spaces`, each ordinary space is a marked `·` (argv chips: a space INSIDE one
+   * argument must be visible). Returns whether the text holds characters beyond printable ASCII.
+   * @param {HTMLElement} parent
+   * @param {string} s
+   * @param {{spaces?: boolean}} [opts]
+   */
+  function appendVisible(parent, s, opts) {
+    let run = '';
+    let unusual = false;
+    const flush = () => {
+      if (run) parent.append(document.createTextNode(run));
+      run = '';
+    };
+    for (const ch of s) {
+      const cp = /** @type {number} */ (ch.codePointAt(0));
+      if (cp > 0x7e) unusual = true;
+      const esc = escapeFor(cp);
+      if (esc !== null) {
+        flush();
+        parent.append(el('span', { className: 'esc', text: esc, attrs: { title: 'U+' + hex(cp, 4) } }));
+      } else if (cp === 0x20 && opts && opts.spaces) {
+        flush();
+        parent.append(el('span', { className: 'ws', text: '·', attrs: { title: 'space', 'aria-hidden': 'true' } }), el('span', { className: 'sr-only', text: ' space ' }));
+      } else run += ch;
+    }
+    flush();
+    return unusual;
+  }
+
+  /** A string as a double-quoted literal with the same escapes: for titles and screen readers. */
+  function quoted(/** @type {string} */ s) {
+    let out = '"';
+    for (const ch of s) {
+      const cp = /** @type {number} */ (ch.codePointAt(0));
+      const esc = escapeFor(cp);
+      out += esc !== null ? esc : ch === '"' ? '\\"' : ch === '\\' ? '\\\\' : ch;
+    }
+    return out + '"';
+  }
+
+  /**
+   * A text run that is always laid out left to right and isolated from its neighbours, so right-to-left
+   * characters inside it cannot reorder the text around it.
+   * @param {string} s
+   * @param {string} className
+   * @param {{spaces?: boolean}} [opts]
+   */
+  function ltr(s, className, opts) {
+    const b = el('bdi', { className, attrs: { dir: 'ltr' } });
+    const unusual = appendVisible(b, s, opts);
+    if (s === '') b.append(el('span', { className: 'esc', text: '""', attrs: { title: 'empty argument' } }));
+    return { node: b, unusual };
+  }
+
+  // -------------------------------------------------------------------------------------------------- the cards
+
+  const cardsList = $('cards');
+  const live = $('live');
+  const approveAll = /** @type {HTMLButtonElement} */ ($('approve-all'));
+  /** @type {Map<string, HTMLElement>} */
+  const shown = new Map();
+  /** @type {Map<string, any>} */
+  const cardData = new Map();
+  let announceTimer = 0;
+
+  function announce(/** @type {string} */ text) {
+    // Cleared first so the same sentence twice is announced twice.
+    live.textContent = '';
+    clearTimeout(announceTimer);
+    announceTimer = setTimeout(() => (live.textContent = text), 50);
+  }
+
+  const OPTION_BUTTONS = [
+    { option: 'once', approved: true, label: 'Approve', key: 'A', className: 'primary', action: 'approve' },
+    { option: 'once', approved: false, label: 'Deny', key: 'D', className: 'danger', action: 'deny' },
+    { option: 'session', approved: true, label: 'Allow for this session', key: 'S', className: 'secondary', action: 'session' },
+    { option: 'timed', approved: true, label: 'Allow for 15 minutes', key: 'T', className: 'secondary', action: 'timed' },
+    { option: 'always', approved: true, label: 'Always allow this exact command', key: 'L', className: 'secondary', action: 'always' },
+  ];
+
+  const KIND_TEXT = { edit: 'Edit', write: 'Write', copy: 'Copy', move: 'Move', delete: 'Delete', mkdir: 'Create folder', rmdir: 'Remove folder' };
+
+  /** One line of "what" for announcements and labels. */
+  function summary(/** @type {any} */ c) {
+    if (c.command) return c.command.stages.map((/** @type {string[]} */ s) => s.map(quoted).join(' ')).join(' | ');
+    if (c.change) return (KIND_TEXT[/** @type {keyof typeof KIND_TEXT} */ (c.change.kind)] || c.change.kind) + ' ' + c.change.files.join(' → ');
+    if (c.fetch) return 'fetch ' + c.fetch.url;
+    return c.tool;
+  }
+
+  /** @param {any} c  a Card (src/shared/webviewProtocol.ts) */
+  function renderCard(c) {
+    const titleId = 'card-title-' + shown.size + '-' + Math.random().toString(36).slice(2);
+    const li = el('li', { className: 'card', attrs: { tabindex: '0', 'aria-labelledby': titleId }, dataset: { id: c.id } });
+    const when = new Date(c.since);
+    li.append(
+      el('header', { className: 'card-head' },
+        el('h2', { className: 'tool', attrs: { id: titleId } }, c.command ? 'Run command' : c.change ? 'Change files' : c.fetch ? 'Fetch URL' : 'Request', el('span', { className: 'sr-only', text: ': ' + summary(c) })),
+        el('span', { className: 'badge', text: c.tool, attrs: { title: 'MCP tool' } }),
+        el('span', { className: 'folder', text: c.folder, attrs: { title: 'Workspace folder' } }),
+        el('time', { className: 'since', text: when.toLocaleTimeString(), attrs: { datetime: when.toISOString() } }),
+      ),
+    );
+    if (c.command) li.append(renderCommand(c.command));
+    if (c.change) li.append(renderChange(c.change, c.id));
+    if (c.fetch) li.append(el('p', { className: 'fetch' }, 'URL: ', ltr(c.fetch.url, 'path').node));
+    const why = el('p', { className: 'why' }, el('span', { className: 'label', text: 'Why asked: ' }));
+    appendVisible(why, c.reason || 'the policy asks');
+    why.append(' ', el('code', { className: 'rule', text: c.rule, attrs: { title: 'Policy rule' } }));
+    li.append(why, renderActions(c));
+    return li;
+  }
+
+  /** @param {any} cmd */
+  function renderCommand(cmd) {
+    const box = el('div', { className: 'command' });
+    cmd.stages.forEach((/** @type {string[]} */ argv, /** @type {number} */ i) => {
+      const name = cmd.stages.length > 1 ? 'Stage ' + (i + 1) + ' of ' + cmd.stages.length : 'Command';
+      const stage = el('div', { className: 'stage' });
+      if (i > 0) stage.append(el('span', { className: 'pipe', text: '|', attrs: { title: 'stdout of the previous stage goes to this one', 'aria-hidden': 'true' } }));
+      const list = el('ol', { className: 'argv', attrs: { role: 'list', 'aria-label': name + ', ' + argv.length + ' argument' + (argv.length === 1 ? '' : 's') } });
+      argv.forEach((arg, j) => {
+        const { node, unusual } = ltr(arg, 'chip', { spaces: true });
+        const item = el('li', { className: 'arg' + (j === 0 ? ' program' : '') + (unusual ? ' unusual' : ''), attrs: { role: 'listitem', title: quoted(arg) } }, node);
+        item.dataset.index = String(j);
+        if (unusual) item.append(el('span', { className: 'flag', text: '!', attrs: { title: 'Contains characters beyond plain ASCII', 'aria-label': 'contains characters beyond plain ASCII' } }));
+        list.append(item);
+      });
+      stage.append(el('span', { className: 'sr-only', text: name + ': ' }), list);
+      box.append(stage);
+    });
+    const facts = el('dl', { className: 'facts' });
+    const fact = (/** @type {string} */ k, /** @type {Node|string} */ v, /** @type {string} */ cls = '') => facts.append(el('dt', { text: k }), el('dd', { className: cls }, v));
+    fact('Directory', cmd.cwd === '.' ? 'workspace root' : ltr(cmd.cwd, 'path').node);
+    if (cmd.stdinFile !== undefined) fact('stdin from', ltr(cmd.stdinFile, 'path').node);
+    if (cmd.stdoutFile) fact(cmd.stdoutFile.append ? 'stdout appended to' : 'stdout replaces', ltr(cmd.stdoutFile.path, 'path').node, 'redirect');
+    const none = cmd.isolation === 'none';
+    fact('Isolation', none ? '⚠ none: runs with your own permissions' : cmd.isolation, none ? 'warning' : 'ok');
+    box.append(facts);
+    if (cmd.stdinLines) {
+      const pre = el('pre', { className: 'stdin', attrs: { 'aria-label': 'First lines of stdin' } });
+      cmd.stdinLines.forEach((/** @type {string} */ line, /** @type {number} */ i) => {
+        if (i) pre.append('\n');
+        appendVisible(pre, line);
+      });
+      if (cmd.stdinMore) pre.append('\n', el('span', { className: 'more', text: '… more lines' }));
+      box.append(el('div', { className: 'stdin-box' }, el('span', { className: 'label', text: 'stdin (first lines)' }), pre));
+    }
+    return box;
+  }
+
+  /** @param {any} ch @param {string} id */
+  function renderChange(ch, id) {
+    const box = el('div', { className: 'change' });
+    const files = el('p', { className: 'files' }, el('span', { className: 'kind', text: KIND_TEXT[/** @type {keyof typeof KIND_TEXT} */ (ch.kind)] || ch.kind }), ' ');
+    ch.files.forEach((/** @type {string} */ f, /** @type {number} */ i) => {
+      if (i) files.append(el('span', { className: 'arrow', text: ' → ', attrs: { 'aria-label': ' to ' } }));
+      files.append(ltr(f, 'path').node);
+    });
+    box.append(files);
+    if (ch.diff) {
+      box.append(el('p', { className: 'stat' }, el('span', { className: 'added', text: '+' + ch.added }), ' ', el('span', { className: 'removed', text: '−' + ch.removed }), el('span', { className: 'sr-only', text: ' lines added and removed' })));
+      box.append(renderDiff(ch.diff, ch.files[0] || ''));
+      if (ch.diffOmitted) box.append(el('p', { className: 'more', text: '… ' + ch.diffOmitted + ' more diff lines: open the diff editor to see them all.' }));
+    } else if (ch.kind !== 'mkdir' && ch.kind !== 'rmdir') {
+      box.append(el('p', { className: 'more', text: 'No content diff for this change: the files above are what it touches.' }));
+    }
+    if (ch.canOpenDiff) {
+      box.append(el('button', { className: 'secondary open-diff', text: 'Open in diff editor', attrs: { type: 'button', 'aria-keyshortcuts': 'O' }, dataset: { action: 'openDiff', key: 'O', id } }));
+    }
+    return box;
+  }
+
+  const SIGN = { add: '+', del: '−', ctx: ' ', hunk: '', file: '', note: '' };
+  const SIGN_WORD = { add: 'added', del: 'removed', ctx: 'unchanged', hunk: '', file: '', note: '' };
+
+  /** @param {any[]} lines @param {string} file */
+  function renderDiff(lines, file) {
+    const table = el('table', { className: 'diff' });
+    table.append(el('caption', { className: 'sr-only', text: 'Changes to ' + file }));
+    table.append(el('thead', { className: 'sr-only' }, el('tr', null, el('th', { text: 'Old line', attrs: { scope: 'col' } }), el('th', { text: 'New line', attrs: { scope: 'col' } }), el('th', { text: 'Change', attrs: { scope: 'col' } }), el('th', { text: 'Text', attrs: { scope: 'col' } }))));
+    const body = el('tbody');
+    for (const l of lines) {
+      const tr = el('tr', { className: 'line ' + l.kind });
+      if (l.kind === 'hunk' || l.kind === 'file' || l.kind === 'note') {
+        const td = el('td', { className: 'meta', attrs: { colspan: '4' } });
+        appendVisible(td, l.kind === 'note' ? '\\ ' + l.text : l.text);
+        tr.append(td);
+      } else {
+        const code = el('td', { className: 'code' });
+        appendVisible(code, l.text);
+        tr.append(
+          el('td', { className: 'num old', text: l.oldNo === undefined ? '' : String(l.oldNo) }),
+          el('td', { className: 'num new', text: l.newNo === undefined ? '' : String(l.newNo) }),
+          el('td', { className: 'sign' }, el('span', { text: SIGN[/** @type {keyof typeof SIGN} */ (l.kind)], attrs: { 'aria-hidden': 'true' } }), el('span', { className: 'sr-only', text: SIGN_WORD[/** @type {keyof typeof SIGN} */ (l.kind)] })),
+          code,
+        );
+      }
+      body.append(tr);
+    }
+    table.append(body);
+    return el('div', { className: 'diff-scroll', attrs: { tabindex: '0', role: 'region', 'aria-label': 'Diff of ' + file } }, table);
+  }
+
+  /** @param {any} c */
+  function renderActions(c) {
+    const reasonId = 'reason-' + Math.random().toString(36).slice(2);
+    const actions = el('div', { className: 'actions', attrs: { role: 'group', 'aria-label': 'Decision' } });
+    const reason = el('div', { className: 'reason' },
+      el('label', { text: 'Reason if you deny (optional, sent to the agent)', attrs: { for: reasonId } }),
+      el('input', { className: 'reason-input', attrs: { id: reasonId, type: 'text', maxlength: '2000', 'aria-keyshortcuts': 'R', autocomplete: 'off', spellcheck: 'false' } }),
+    );
+    const buttons = el('div', { className: 'buttons' });
+    for (const b of OPTION_BUTTONS) {
+      if (b.approved && !c.options.includes(b.option)) continue;
+      buttons.append(el('button', { className: b.className, text: b.label, attrs: { type: 'button', 'aria-keyshortcuts': b.key }, dataset: { action: b.action, key: b.key } }));
+    }
+    actions.append(reason, buttons);
+    return actions;
+  }
+
+  /**
+   * Makes a card ignore activations for a moment: a card that just appeared or just moved up (one above it was
+   * decided) must not receive a click or key press aimed at what was there before.
+   * @param {HTMLElement} card
+   */
+  function arm(card) {
+    card.setAttribute('aria-disabled', 'true');
+    card.classList.add('arming');
+    const t = Number(card.dataset.armTimer || 0);
+    if (t) clearTimeout(t);
+    card.dataset.armTimer = String(setTimeout(() => {
+      card.removeAttribute('aria-disabled');
+      card.classList.remove('arming');
+      card.dataset.armTimer = '';
+    }, ARM_MS));
+  }
+
+  function armApproveAll() {
+    approveAll.disabled = true;
+    const t = Number(approveAll.dataset.armTimer || 0);
+    if (t) clearTimeout(t);
+    approveAll.dataset.armTimer = String(setTimeout(() => {
+      approveAll.disabled = shown.size === 0;
+      approveAll.dataset.armTimer = '';
+    }, ARM_MS));
+  }
+
+  function updateCount() {
+    const n = shown.size;
+    $('pending-count').textContent = String(n);
+    $('empty').hidden = n > 0;
+    approveAll.textContent = n > 1 ? 'Approve all ' + n + ' pending' : 'Approve all pending';
+    if (n === 0) approveAll.disabled = true;
+  }
+
+  /** @param {any[]} cards */
+  function sync(cards) {
+    const ids = new Set(cards.map((c) => c.id));
+    let moved = false;
+    for (const id of [...shown.keys()]) if (!ids.has(id)) moved = removeCard(id) || moved;
+    const added = [];
+    for (const c of cards) {
+      if (shown.has(c.id)) continue;
+      const li = renderCard(c);
+      shown.set(c.id, li);
+      cardData.set(c.id, c);
+      cardsList.append(li);
+      arm(li);
+      added.push(c);
+    }
+    if (added.length || moved) armApproveAll();
+    updateCount();
+    if (!added.length) return;
+    const where = $('panel-pending').hidden ? ' Open the Pending tab to decide.' : '';
+    if (added.length === 1) announce('New approval request from ' + added[0].folder + ': ' + summary(added[0]) + '. ' + shown.size + ' pending.' + where);
+    else announce(added.length + ' new approval requests. ' + shown.size + ' pending.' + where);
+  }
+
+  /**
+   * Removes a card; the cards below it moved up, so they are re-armed. When focus was inside it, focus goes to the
+   * list itself (never straight onto the next card, where a second key press would decide a request unread).
+   * @param {string} id
+   * @returns {boolean} whether a card was removed
+   */
+  function removeCard(id) {
+    const li = shown.get(id);
+    if (!li) return false;
+    const hadFocus = li.contains(document.activeElement);
+    let next = li.nextElementSibling;
+    li.remove();
+    shown.delete(id);
+    cardData.delete(id);
+    for (; next; next = next.nextElementSibling) arm(/** @type {HTMLElement} */ (next));
+    if (hadFocus) cardsList.focus();
+    updateCount();
+    return true;
+  }
+
+  /**
+   * @param {HTMLElement} card
+   * @param {string} action
+   */
+  function act(card, action) {
+    const id = card.dataset.id || '';
+    const c = cardData.get(id);
+    if (!c) return;
+    if (card.getAttribute('aria-disabled') === 'true') {
+      announce('This card just appeared or moved: try again in a moment.');
+      return;
+    }
+    if (action === 'openDiff') {
+      post({ type: 'openDiff', id });
+      return;
+    }
+    const b = OPTION_BUTTONS.find((x) => x.action === action);
+    if (!b || (b.approved && !c.options.includes(b.option))) return;
+    /** @type {{type: string, id: string, approved: boolean, option: string, reason?: string}} */
+    const m = { type: 'decide', id, approved: b.approved, option: b.option };
+    const input = /** @type {HTMLInputElement|null} */ (card.querySelector('.reason-input'));
+    const reason = input ? input.value.trim() : '';
+    if (!b.approved && reason) m.reason = reason;
+    post(m);
+    removeCard(id);
+    armApproveAll();
+    const verb = !b.approved ? 'Denied' : b.option === 'once' ? 'Approved' : b.option === 'session' ? 'Allowed for this session' : b.option === 'timed' ? 'Allowed for 15 minutes' : 'Always allowed';
+    announce(verb + ': ' + summary(c) + '. ' + (shown.size ? shown.size + ' pending: press Tab to reach the next one.' : 'Nothing else is waiting.'));
+  }
+
+  cardsList.addEventListener('click', (e) => {
+    const target = /** @type {HTMLElement} */ (e.target);
+    const button = /** @type {HTMLElement|null} */ (target.closest('button[data-action]'));
+    const card = /** @type {HTMLElement|null} */ (target.closest('li.card'));
+    if (button && card) act(card, button.dataset.action || '');
+  });
+
+  cardsList.addEventListener('keydown', (e) => {
+    const target = /** @type {HTMLElement} */ (e.target);
+    const card = /** @type {HTMLElement|null} */ (target.closest('li.card'));
+    if (!card) return;
+    if (target.classList.contains('reason-input')) {
+      // Enter in the reason field denies with that reason; Escape leaves the field (back to the card's keys).
+      if (e.key === 'Enter' && !e.repeat) {
+        e.preventDefault();
+        act(card, 'deny');
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        card.focus();
+      }
+      return;
+    }
+    // Letter keys act only inside a card, never on a held-down key, never with a modifier (those are VS Code's).
+    if (e.repeat || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || e.key.length !== 1) return;
+    const key = e.key.toUpperCase();
+    if (key === 'R') {
+      e.preventDefault();
+      /** @type {HTMLElement|null} */ (card.querySelector('.reason-input'))?.focus();
+      return;
+    }
+    const button = /** @type {HTMLElement|null} */ (card.querySelector('button[data-key="' + key + '"]'));
+    if (!button) return;
+    e.preventDefault();
+    act(card, button.dataset.action || '');
+  });
+
+  approveAll.addEventListener('click', () => {
+    if (approveAll.disabled || shown.size === 0) return;
+    // Exactly the cards on screen now; one arriving after this click is not included.
+    const ids = [...shown.keys()];
+    const n = ids.length;
+    post({ type: 'approveAll', ids });
+    for (const id of ids) removeCard(id);
+    announce('Approved ' + n + ' request' + (n === 1 ? '' : 's') + '.');
+  });
+
+  // ------------------------------------------------------------------------------------------------------ tabs
+
+  const tabs = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('[role="tab"]')]);
+  const state = vscode.getState() || {};
+  /** @param {string} name @param {boolean} [focus] */
+  function selectTab(name, focus) {
+    for (const t of tabs) {
+      const on = t.id === 'tab-' + name;
+      t.setAttribute('aria-selected', String(on));
+      t.tabIndex = on ? 0 : -1;
+      $(/** @type {string} */ (t.getAttribute('aria-controls'))).hidden = !on;
+      if (on && focus) t.focus();
+    }
+    vscode.setState({ ...(vscode.getState() || {}), tab: name });
+  }
+  for (const t of tabs) {
+    t.addEventListener('click', () => selectTab(t.id.slice(4)));
+    t.addEventListener('keydown', (e) => {
+      const i = tabs.indexOf(t);
+      const to = e.key === 'ArrowRight' ? (i + 1) % tabs.length : e.key === 'ArrowLeft' ? (i - 1 + tabs.length) % tabs.length : e.key === 'Home' ? 0 : e.key === 'End' ? tabs.length - 1 : -1;
+      if (to < 0) return;
+      e.preventDefault();
+      selectTab(tabs[to].id.slice(4), true);
+    });
+  }
+  selectTab(state.tab === 'history' ? 'history' : 'pending');
+
+  // -------------------------------------------------------------------------------------------------- messages
+
+  /** @type {any} */
+  const history = /** @type {any} */ (window).GuardedShellHistory;
+  if (history) history.mount($('panel-history'), { post, announce, el, ltr, vscode });
+
+  window.addEventListener('message', (event) => {
+    const m = event.data;
+    if (!m || typeof m !== 'object') return;
+    switch (m.type) {
+      case 'show':
+        if (Array.isArray(m.cards)) sync(m.cards);
+        break;
+      case 'withdraw':
+        if (typeof m.id === 'string' && shown.has(m.id)) {
+          const c = cardData.get(m.id);
+          removeCard(m.id);
+          armApproveAll();
+          announce('Withdrawn: ' + summary(c) + (m.why ? ' (' + m.why + ')' : '') + '.');
+        }
+        break;
+      case 'history':
+        if (history) history.update(m);
+        break;
+      case 'focusTab':
+        selectTab(m.tab === 'history' ? 'history' : 'pending', true);
+        break;
+    }
+  });
+
+  updateCount();
+  post({ type: 'ready' });
+})();

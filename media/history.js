@@ -1,0 +1,126 @@
+// @ts-check
+// The history tab of the approval panel: recent requests (from the servers' audit events and this panel's own
+// decisions) with a filter by outcome, and the remembered approvals with Revoke buttons. Loaded before
+// approval.js, which mounts it. Data reaches the DOM as text only (never innerHTML).
+'use strict';
+(function () {
+  const OUTCOMES = [
+    ['all', 'All outcomes'],
+    ['success', 'Succeeded'],
+    ['failed', 'Failed'],
+    ['denied', 'Denied'],
+    ['approved', 'Approved (not finished)'],
+    ['timeout', 'Timed out'],
+    ['canceled', 'Cancelled'],
+    ['output_limit', 'Output limit'],
+    ['error', 'Error'],
+    ['withdrawn', 'Withdrawn'],
+  ];
+  const OUTCOME_TEXT = Object.fromEntries(OUTCOMES);
+  OUTCOME_TEXT.approved = 'Approved';
+  const KIND_TEXT = { session: 'this session', timed: '15 minutes', always: 'always (user settings)' };
+
+  /** @type {any} */ let ui;
+  /** @type {any} */ let data = { entries: [], remembered: [] };
+  /** @type {HTMLElement} */ let rows;
+  /** @type {HTMLElement} */ let remembered;
+  /** @type {HTMLSelectElement} */ let filter;
+  /** @type {HTMLElement} */ let count;
+
+  /**
+   * @param {HTMLElement} section
+   * @param {{post: (m: object) => void, announce: (s: string) => void, el: Function, ltr: Function, vscode: any}} deps
+   */
+  function mount(section, deps) {
+    ui = deps;
+    const el = ui.el;
+    const filterId = 'history-filter';
+    filter = el('select', { attrs: { id: filterId } });
+    for (const [value, label] of OUTCOMES) filter.append(el('option', { text: label, attrs: { value } }));
+    const saved = (ui.vscode.getState() || {}).filter;
+    if (OUTCOMES.some(([v]) => v === saved)) filter.value = saved;
+    filter.addEventListener('change', () => {
+      ui.vscode.setState({ ...(ui.vscode.getState() || {}), filter: filter.value });
+      render();
+      ui.announce(count.textContent || '');
+    });
+    count = el('span', { className: 'count-text', attrs: { id: 'history-count' } });
+    rows = el('tbody');
+    const table = el('table', { className: 'history', attrs: { 'aria-describedby': 'history-count' } },
+      el('caption', { className: 'sr-only', text: 'Recent requests, newest first' }),
+      el('thead', null, el('tr', null, ...['Time', 'Folder', 'Tool', 'Request', 'Outcome', 'Exit', 'Duration', 'Decided by', ''].map((h) => el('th', { text: h, attrs: { scope: 'col' } })))),
+      rows,
+    );
+    remembered = el('ul', { className: 'remembered', attrs: { 'aria-label': 'Remembered approvals' } });
+    section.append(
+      el('h2', { text: 'Recent requests' }),
+      el('div', { className: 'filter' }, el('label', { text: 'Show ', attrs: { for: filterId } }), filter, ' ', count),
+      el('div', { className: 'history-scroll', attrs: { tabindex: '0', role: 'region', 'aria-label': 'Recent requests' } }, table),
+      el('h2', { text: 'Remembered approvals' }),
+      el('p', { className: 'hint', text: 'Commands you allowed beyond one request. Revoke one and the next identical call asks again.' }),
+      remembered,
+    );
+    remembered.addEventListener('click', (e) => {
+      const b = /** @type {HTMLElement} */ (e.target).closest('button[data-revoke]');
+      if (!b) return;
+      const i = Number(b.getAttribute('data-revoke'));
+      const r = data.remembered[i];
+      if (!r) return;
+      ui.post({ type: 'revoke', folder: r.folder, key: r.key, kind: r.kind });
+      ui.announce('Revoking ' + r.key);
+    });
+    rows.addEventListener('click', (e) => {
+      const b = /** @type {HTMLElement} */ (e.target).closest('button[data-diff]');
+      if (b) ui.post({ type: 'openDiff', id: b.getAttribute('data-diff') });
+    });
+    render();
+  }
+
+  function render() {
+    const el = ui.el;
+    const f = filter.value;
+    const entries = data.entries.filter((/** @type {any} */ e) => f === 'all' || e.outcome === f);
+    rows.replaceChildren(
+      ...entries.map((/** @type {any} */ e) => {
+        const when = new Date(e.time);
+        const outcome = el('td', { className: 'outcome ' + e.outcome, text: OUTCOME_TEXT[e.outcome] || e.outcome });
+        if (e.reason) outcome.setAttribute('title', e.reason);
+        return el('tr', { dataset: { outcome: e.outcome, id: e.requestId } },
+          el('td', null, el('time', { text: when.toLocaleTimeString(), attrs: { datetime: e.time, title: when.toLocaleString() } })),
+          el('td', { text: e.folder }),
+          el('td', null, el('code', { text: e.tool })),
+          el('td', { className: 'summary' }, ui.ltr(e.summary, 'path').node, e.reason ? el('div', { className: 'why', text: e.reason }) : null),
+          outcome,
+          el('td', { className: 'num', text: e.exitCode === undefined || e.exitCode === null ? '' : String(e.exitCode) }),
+          el('td', { className: 'num', text: e.durationMs === undefined ? '' : formatMs(e.durationMs) }),
+          el('td', { text: e.decidedBy ? e.decidedBy + (e.option && e.option !== 'once' ? ' (' + e.option + ')' : '') : '' }),
+          el('td', null, e.hasDiff ? el('button', { className: 'link', text: 'Open diff', attrs: { type: 'button' }, dataset: { diff: e.requestId } }) : null),
+        );
+      }),
+    );
+    count.textContent = entries.length + ' of ' + data.entries.length + ' request' + (data.entries.length === 1 ? '' : 's');
+    remembered.replaceChildren(
+      ...data.remembered.map((/** @type {any} */ r, /** @type {number} */ i) =>
+        el('li', null,
+          ui.ltr(r.key, 'chip').node,
+          el('span', { className: 'kind', text: r.kind === 'timed' && r.expiresAt ? 'until ' + new Date(r.expiresAt).toLocaleTimeString() : KIND_TEXT[/** @type {keyof typeof KIND_TEXT} */ (r.kind)] }),
+          r.folder ? el('span', { className: 'folder', text: r.folder }) : null,
+          el('button', { className: 'secondary', text: 'Revoke', attrs: { type: 'button', 'aria-label': 'Revoke ' + r.key }, dataset: { revoke: String(i) } }),
+        ),
+      ),
+    );
+    if (!data.remembered.length) remembered.append(el('li', { className: 'empty', text: 'None.' }));
+  }
+
+  function formatMs(/** @type {number} */ ms) {
+    return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + ' s';
+  }
+
+  /** @param {{entries: any[], remembered: any[]}} m */
+  function update(m) {
+    data = { entries: Array.isArray(m.entries) ? m.entries : [], remembered: Array.isArray(m.remembered) ? m.remembered : [] };
+    if (ui) render();
+  }
+
+  /** @type {any} */ (window).GuardedShellHistory = { mount, update };
+})();

@@ -1,0 +1,60 @@
+/**
+ * The approval panel's page, without VS Code (the Chromium tests serve exactly this text). The page holds no data:
+ * cards arrive as messages and are drawn with DOM text APIs by media/approval.js. Its CSP allows only our own
+ * stylesheets and the two scripts carrying this load's nonce: no inline script, no inline style, no fetch.
+ */
+
+export interface PanelHtmlOptions {
+  /** `webview.cspSource`: the origin the stylesheets and scripts are served from. */
+  readonly cspSource: string;
+  /** Fresh per page load (crypto.randomBytes). */
+  readonly nonce: string;
+  readonly approvalScript: string;
+  readonly historyScript: string;
+  readonly approvalStyle: string;
+  readonly historyStyle: string;
+}
+
+const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+  return `default-src 'none'; style-src ${cspSource}; script-src 'nonce-${nonce}'; img-src ${cspSource} data:`;
+}
+
+export function panelHtml(o: PanelHtmlOptions): string {
+  const nonce = attr(o.nonce);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${attr(contentSecurityPolicy(o.cspSource, o.nonce))}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${attr(o.approvalStyle)}">
+<link rel="stylesheet" href="${attr(o.historyStyle)}">
+<title>Guarded Shell: approvals</title>
+</head>
+<body>
+<header class="top">
+  <div role="tablist" aria-label="Guarded Shell approvals" id="tabs">
+    <button type="button" role="tab" id="tab-pending" aria-controls="panel-pending" aria-selected="true">Pending <span class="count" id="pending-count">0</span></button>
+    <button type="button" role="tab" id="tab-history" aria-controls="panel-history" aria-selected="false" tabindex="-1">History</button>
+  </div>
+</header>
+<main>
+  <section id="panel-pending" role="tabpanel" aria-labelledby="tab-pending">
+    <div class="toolbar">
+      <button type="button" id="approve-all" class="secondary" disabled>Approve all pending</button>
+      <p class="hint" id="keys-hint">Keys inside a card: <kbd>A</kbd> approve, <kbd>D</kbd> deny, <kbd>R</kbd> reason, <kbd>S</kbd> this session, <kbd>T</kbd> 15 minutes, <kbd>L</kbd> always, <kbd>O</kbd> open diff.</p>
+    </div>
+    <p id="empty" class="empty">No request is waiting for you.</p>
+    <ol id="cards" class="cards" role="list" aria-label="Pending approval requests" tabindex="-1"></ol>
+  </section>
+  <section id="panel-history" role="tabpanel" aria-labelledby="tab-history" hidden></section>
+</main>
+<div id="live" class="sr-only" role="status" aria-live="polite" aria-atomic="true"></div>
+<script nonce="${nonce}" src="${attr(o.historyScript)}"></script>
+<script nonce="${nonce}" src="${attr(o.approvalScript)}"></script>
+</body>
+</html>
+`;
+}

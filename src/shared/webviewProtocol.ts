@@ -1,0 +1,165 @@
+/**
+ * Messages between the approval panel's host (WebviewApprovalPresenter, extension side) and its page
+ * (media/approval.js, media/history.js). Everything is plain JSON data: the page renders it with DOM text APIs
+ * only. The page is treated as less trusted than the host: every message it posts is checked by
+ * `parseWebviewMessage` before the host acts on it, and an approval can only name a card the host is showing.
+ */
+
+import type { ApprovalOption, ChangeKind } from '../core/approval';
+
+// ---------------------------------------------------------------------------------------------------------------
+// The view model: what a card shows, computed on the host (src/extension/approval/webview/viewModel.ts).
+
+export type DiffLineKind = 'file' | 'hunk' | 'add' | 'del' | 'ctx' | 'note';
+
+export interface DiffLine {
+  readonly kind: DiffLineKind;
+  /** Line number in the current file (context and removed lines). */
+  readonly oldNo?: number;
+  /** Line number in the proposed file (context and added lines). */
+  readonly newNo?: number;
+  /** The line without its +/-/space prefix. */
+  readonly text: string;
+}
+
+export interface CommandCard {
+  /** Each pipeline stage's argv, literally. */
+  readonly stages: readonly (readonly string[])[];
+  /** Working directory relative to the workspace ('.' = its root). */
+  readonly cwd: string;
+  /** The first lines of stdin, when the call gives stdin. */
+  readonly stdinLines?: readonly string[];
+  /** True when stdin has more lines than shown. */
+  readonly stdinMore?: boolean;
+  readonly stdinFile?: string;
+  readonly stdoutFile?: { readonly path: string; readonly append: boolean };
+  /** Sandbox in force ('none' when the command runs with the user's own permissions). */
+  readonly isolation: string;
+}
+
+export interface ChangeCardData {
+  readonly kind: ChangeKind;
+  readonly files: readonly string[];
+  readonly diff?: readonly DiffLine[];
+  /** Diff lines not shown (very large diffs are cut; the diff editor shows everything). */
+  readonly diffOmitted?: number;
+  /** Lines added / removed in the whole diff. */
+  readonly added: number;
+  readonly removed: number;
+  /** True when the host can open the change in VS Code's diff editor. */
+  readonly canOpenDiff: boolean;
+}
+
+export interface Card {
+  /** The approval request id (unique among pending requests). */
+  readonly id: string;
+  readonly tool: string;
+  /** The workspace folder whose server asks. */
+  readonly folder: string;
+  /** The rule that made the policy ask, and why. */
+  readonly rule: string;
+  readonly reason: string;
+  /** Epoch ms when the request arrived. */
+  readonly since: number;
+  readonly command?: CommandCard;
+  readonly change?: ChangeCardData;
+  readonly fetch?: { readonly url: string };
+  /** Which options the host accepts for this card ('always' only for commands). */
+  readonly options: readonly ApprovalOption[];
+}
+
+export type HistoryOutcome = 'success' | 'failed' | 'denied' | 'timeout' | 'canceled' | 'output_limit' | 'error' | 'approved' | 'withdrawn';
+
+export interface HistoryEntry {
+  readonly requestId: string;
+  readonly folder: string;
+  /** ISO time of the last event about this request. */
+  readonly time: string;
+  readonly tool: string;
+  /** What was asked for: the command line (argv JSON-quoted, as the redacted audit has it), the files, or the URL. */
+  readonly summary: string;
+  readonly outcome: HistoryOutcome;
+  readonly exitCode?: number | null;
+  readonly durationMs?: number;
+  /** Who decided ('user', 'session-rule', 'timeout', …) and with which option, when a person was asked. */
+  readonly decidedBy?: string;
+  readonly option?: ApprovalOption;
+  /** Why it was denied or failed. */
+  readonly reason?: string;
+  /** True when the host still holds the change, so "Open diff" works. */
+  readonly hasDiff: boolean;
+}
+
+export type RememberedKind = 'session' | 'timed' | 'always';
+
+export interface RememberedEntry {
+  readonly folder: string;
+  /** The exact command line (the approval key). */
+  readonly key: string;
+  readonly kind: RememberedKind;
+  readonly grantedAt: number;
+  /** Epoch ms; only for 'timed'. */
+  readonly expiresAt?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// host -> webview
+
+export type HostToWebview =
+  /** The complete list of pending cards, oldest first (the page diffs it against what it shows). */
+  | { readonly type: 'show'; readonly cards: readonly Card[]; readonly workspaceFolders?: number }
+  /** A request left without a decision from this page (cancelled, timed out, decided elsewhere). */
+  | { readonly type: 'withdraw'; readonly id: string; readonly why: string }
+  | { readonly type: 'history'; readonly entries: readonly HistoryEntry[]; readonly remembered: readonly RememberedEntry[] }
+  /** Brings a tab to the front (the "show pending approvals" command). */
+  | { readonly type: 'focusTab'; readonly tab: 'pending' | 'history' };
+
+// ---------------------------------------------------------------------------------------------------------------
+// webview -> host
+
+export type WebviewToHost =
+  | { readonly type: 'ready' }
+  | { readonly type: 'decide'; readonly id: string; readonly approved: boolean; readonly option: ApprovalOption; readonly reason?: string }
+  /** Opens a pending card's change (or a history entry's, by request id) in VS Code's diff editor. */
+  | { readonly type: 'openDiff'; readonly id: string }
+  /** Approves exactly the cards the page showed when the person clicked (not one that arrived a moment later). */
+  | { readonly type: 'approveAll'; readonly ids: readonly string[] }
+  | { readonly type: 'revoke'; readonly folder: string; readonly key: string; readonly kind: RememberedKind };
+
+const OPTIONS: readonly ApprovalOption[] = ['once', 'session', 'timed', 'always', 'all'];
+const KINDS: readonly RememberedKind[] = ['session', 'timed', 'always'];
+/** Longest reason kept: it goes back to the agent, it is not a document. */
+export const MAX_REASON_LENGTH = 2000;
+const MAX_ID_LENGTH = 200;
+const MAX_KEY_LENGTH = 100_000;
+
+const str = (v: unknown, max: number): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
+
+/**
+ * Checks a message posted by the page. Anything malformed is `undefined` (ignored by the host), so a bug or a
+ * compromised page cannot approve something by sending a half-formed message.
+ */
+export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
+  if (!m || typeof m !== 'object') return undefined;
+  const o = m as Record<string, unknown>;
+  switch (o.type) {
+    case 'ready':
+      return { type: 'ready' };
+    case 'decide': {
+      if (!str(o.id, MAX_ID_LENGTH) || typeof o.approved !== 'boolean' || !OPTIONS.includes(o.option as ApprovalOption)) return undefined;
+      if (o.reason !== undefined && typeof o.reason !== 'string') return undefined;
+      const reason = typeof o.reason === 'string' ? o.reason.trim().slice(0, MAX_REASON_LENGTH) : '';
+      return { type: 'decide', id: o.id, approved: o.approved, option: o.option as ApprovalOption, ...(reason && { reason }) };
+    }
+    case 'openDiff':
+      return str(o.id, MAX_ID_LENGTH) ? { type: 'openDiff', id: o.id } : undefined;
+    case 'approveAll':
+      if (!Array.isArray(o.ids) || !o.ids.every((id) => str(id, MAX_ID_LENGTH))) return undefined;
+      return { type: 'approveAll', ids: o.ids as string[] };
+    case 'revoke':
+      if (!str(o.folder, 1000) || !str(o.key, MAX_KEY_LENGTH) || !KINDS.includes(o.kind as RememberedKind)) return undefined;
+      return { type: 'revoke', folder: o.folder, key: o.key, kind: o.kind as RememberedKind };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,377 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../src/core/approval';
+import { unifiedDiff } from '../../src/core/files/diffText';
+import { toCard } from '../../src/extension/approval/webview/viewModel';
+import type { HistoryEntry } from '../../src/shared/webviewProtocol';
+import { launch, openPanel, type PanelPage } from './harness';
+
+/**
+ * The approval panel's page in real headless Chromium, under its real CSP, fed the cards the host computes
+ * (toCard), with acquireVsCodeApi stubbed: what it shows, what it never interprets, what each control posts.
+ */
+
+let browser: Browser;
+let panel: PanelPage;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  if (panel) {
+    expect(await panel.violations()).toEqual([]);
+    await panel.close();
+  }
+});
+
+function commandRequest(id: string, stages: string[][], extra: Partial<NonNullable<ApprovalRequest['command']>> = {}): ApprovalRequest {
+  return {
+    id,
+    tool: 'shell_execute',
+    rule: 'mode.confirm',
+    reason: 'Every command is confirmed in this mode.',
+    key: stages.map((s) => s.join(' ')).join(' | '),
+    command: { stages, cwd: '.', isolation: 'bwrap', ...extra },
+  };
+}
+
+const card = (r: ApprovalRequest, folder = 'ws') => toCard(r, folder, Date.UTC(2026, 0, 2, 3, 4, 5));
+
+/** The text a sighted person sees in an element (screen-reader-only helpers removed). */
+async function visibleText(p: PanelPage, selector: string): Promise<string[]> {
+  return p.page.$$eval(selector, (els) =>
+    els.map((e) => {
+      const c = e.cloneNode(true) as HTMLElement;
+      c.querySelectorAll('.sr-only').forEach((s) => s.remove());
+      return c.textContent ?? '';
+    }),
+  );
+}
+
+/** How the page is expected to show one argv element: spaces as ·, invisible/bidi characters as escapes. */
+function shown(arg: string): string {
+  if (arg === '') return '""';
+  return arg.replace(/ /g, '·').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\u202E/g, '\\u202E').replace(/\u200B/g, '\\u200B');
+}
+
+const HOSTILE = [
+  'echo',
+  '$(rm -rf ~)',
+  '`id`',
+  '"',
+  "'",
+  'line one\nline two',
+  'invoice\u202Egpj.exe',
+  '<img src=x onerror="window.__pwned=1">',
+  '<script>window.__pwned=2</script>',
+  '&lt;b&gt;',
+  'two  spaces',
+  '',
+  '\t',
+  'zero\u200Bwidth',
+  'caf\u00e9',
+];
+
+describe('approval panel in Chromium: command cards', () => {
+  it('shows every argv element of a hostile command literally in its own chip, creating no element from any of them', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('c1', [HOSTILE]))] });
+    await panel.page.waitForSelector('li.card');
+    const chips = await visibleText(panel, 'li.card ol.argv > li.arg bdi.chip');
+    expect(chips).toEqual(HOSTILE.map(shown));
+    // No element came out of the data: no <img>, no extra <script>, no <b>; no handler ran.
+    expect(await panel.page.$$eval('img', (e) => e.length)).toBe(0);
+    expect(await panel.page.$$eval('script', (e) => e.length)).toBe(2); // history.js and approval.js only
+    expect(await panel.page.$$eval('li.card b', (e) => e.length)).toBe(0);
+    expect(await panel.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // The RTL override never reaches the rendered text as a character, so it cannot reorder anything on screen.
+    expect(await panel.page.evaluate(() => document.body.innerText.includes('\u202E'))).toBe(false);
+    // Each chip is on screen, and its tooltip / accessible name is the exact element as a quoted literal.
+    const injected = panel.page.locator('li.arg').nth(7);
+    expect(await injected.isVisible()).toBe(true);
+    expect(await injected.getAttribute('title')).toBe('"<img src=x onerror=\\"window.__pwned=1\\">"');
+    expect(await panel.page.locator('li.arg').nth(6).getAttribute('title')).toBe('"invoice\\u202Egpj.exe"');
+    // Non-ASCII elements are flagged (café), plain ones are not.
+    expect(await panel.page.$$eval('li.arg.unusual', (e) => e.map((x) => x.getAttribute('title')))).toEqual(['"invoice\\u202Egpj.exe"', '"zero\\u200Bwidth"', '"café"']);
+  });
+
+  it('keeps a right-to-left override inside its own chip, laid out left to right', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('c1', [['cat', 'abc\u202Edef', 'next']]))] });
+    await panel.page.waitForSelector('li.card');
+    const dirs = await panel.page.$$eval('bdi.chip', (e) => e.map((b) => [b.tagName, b.getAttribute('dir'), getComputedStyle(b).direction, getComputedStyle(b).unicodeBidi]));
+    for (const d of dirs) expect(d).toEqual(['BDI', 'ltr', 'ltr', 'isolate']);
+    expect(await visibleText(panel, 'bdi.chip')).toEqual(['cat', 'abc\\u202Edef', 'next']);
+  });
+
+  it('shows each pipeline stage, the directory, redirects, stdin and a warning when no sandbox is in force', async () => {
+    panel = await openPanel(browser);
+    const r = commandRequest('p1', [['grep', '-n', 'TODO'], ['sort'], ['head', '-5']], {
+      cwd: 'src/sub dir',
+      isolation: 'none',
+      stdinPreview: 'first\tline\nsecond',
+      stdoutFile: { path: 'out/result.txt', append: true },
+      stdinFile: 'in.txt',
+    });
+    await panel.send({ type: 'show', cards: [card(r)] });
+    await panel.page.waitForSelector('li.card');
+    expect(await panel.page.locator('.stage').count()).toBe(3);
+    expect(await panel.page.$$eval('ol.argv', (e) => e.map((o) => o.getAttribute('aria-label')))).toEqual([
+      'Stage 1 of 3, 3 arguments', 'Stage 2 of 3, 1 argument', 'Stage 3 of 3, 2 arguments',
+    ]);
+    const facts = await panel.page.$$eval('dl.facts', ([dl]) => [...dl!.querySelectorAll('dt')].map((dt) => [dt.textContent, (dt.nextElementSibling as HTMLElement).innerText]));
+    expect(facts).toEqual([
+      ['Directory', 'src/sub dir'],
+      ['stdin from', 'in.txt'],
+      ['stdout appended to', 'out/result.txt'],
+      ['Isolation', '⚠ none: runs with your own permissions'],
+    ]);
+    expect(await panel.page.locator('dd.warning').count()).toBe(1);
+    expect(await visibleText(panel, 'pre.stdin')).toEqual(['first\\tline\nsecond']);
+    expect(await visibleText(panel, 'p.why')).toEqual(['Why asked: Every command is confirmed in this mode. mode.confirm']);
+  });
+
+  it('announces a new request in the live region and counts it', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('c1', [['ls', '-la']]))] });
+    await panel.page.waitForFunction(() => document.getElementById('live')!.textContent!.startsWith('New approval request from ws'));
+    expect(await panel.page.textContent('#live')).toBe('New approval request from ws: "ls" "-la". 1 pending.');
+    expect(await panel.page.textContent('#pending-count')).toBe('1');
+    expect(await panel.page.getAttribute('#cards', 'role')).toBe('list');
+    expect(await panel.page.getAttribute('li.card', 'aria-labelledby')).toBeTruthy();
+  });
+
+  it('removes a withdrawn request without a decision and says so', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('c1', [['ls']])), card(commandRequest('c2', [['pwd']]))] });
+    await panel.page.waitForSelector('li.card[data-id="c2"]');
+    await panel.send({ type: 'withdraw', id: 'c1', why: 'the agent cancelled the call' });
+    await panel.page.waitForSelector('li.card[data-id="c1"]', { state: 'detached' });
+    expect(await panel.page.locator('li.card').count()).toBe(1);
+    await panel.page.waitForFunction(() => document.getElementById('live')!.textContent!.startsWith('Withdrawn'));
+    expect((await panel.posted()).filter((m) => m.type !== 'ready')).toEqual([]);
+  });
+});
+
+describe('approval panel in Chromium: diffs', () => {
+  const before = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n';
+  const after = 'one\ntwo\nTHREE\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\n';
+  const editRequest = (id: string): ApprovalRequest => ({
+    id,
+    tool: 'editFile',
+    rule: 'mode.confirm.change',
+    reason: 'Every change is confirmed in this mode.',
+    key: 'editFile notes.txt',
+    change: { kind: 'edit', files: ['notes.txt'], diff: unifiedDiff('notes.txt', before, after), original: before, proposed: after },
+  });
+
+  it('renders an edit as +/− lines with old and new line numbers, and only the once option', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(editRequest('e1'))] });
+    await panel.page.waitForSelector('table.diff');
+    const rows = await panel.page.$$eval('table.diff tbody tr', (trs) =>
+      trs.map((tr) => {
+        const kind = tr.className.replace('line ', '');
+        const cells = [...tr.querySelectorAll('td')];
+        if (cells.length === 1) return [kind, cells[0]!.textContent];
+        const sign = (cells[2]!.querySelector('[aria-hidden]') as HTMLElement).textContent;
+        return [kind, cells[0]!.textContent, cells[1]!.textContent, sign, cells[3]!.textContent];
+      }),
+    );
+    expect(rows).toEqual([
+      ['file', '--- a/notes.txt'],
+      ['file', '+++ b/notes.txt'],
+      ['hunk', '@@ -1,6 +1,6 @@'],
+      ['ctx', '1', '1', ' ', 'one'],
+      ['ctx', '2', '2', ' ', 'two'],
+      ['del', '3', '', '−', 'three'],
+      ['add', '', '3', '+', 'THREE'],
+      ['ctx', '4', '4', ' ', 'four'],
+      ['ctx', '5', '5', ' ', 'five'],
+      ['ctx', '6', '6', ' ', 'six'],
+      ['hunk', '@@ -8,3 +8,4 @@'],
+      ['ctx', '8', '8', ' ', 'eight'],
+      ['ctx', '9', '9', ' ', 'nine'],
+      ['ctx', '10', '10', ' ', 'ten'],
+      ['add', '', '11', '+', 'eleven'],
+    ]);
+    // Added and removed lines take the theme's diff colours (set here as VS Code sets them on the page).
+    await panel.page.evaluate(() => {
+      document.documentElement.style.setProperty('--vscode-diffEditor-insertedLineBackground', 'rgb(0, 80, 0)');
+      document.documentElement.style.setProperty('--vscode-diffEditor-removedLineBackground', 'rgb(90, 0, 0)');
+    });
+    const bg = await panel.page.$$eval('tr.add, tr.del', (trs) => trs.map((t) => [t.className, getComputedStyle(t).backgroundColor]));
+    expect(bg).toEqual([['line del', 'rgb(90, 0, 0)'], ['line add', 'rgb(0, 80, 0)'], ['line add', 'rgb(0, 80, 0)']]);
+    expect(await visibleText(panel, 'p.stat')).toEqual(['+2 −1']);
+    // A change offers Approve, Deny and the diff editor: the server remembers nothing for changes.
+    expect(await panel.page.$$eval('li.card button', (b) => b.map((x) => x.textContent))).toEqual(['Open in diff editor', 'Approve', 'Deny']);
+  });
+
+  it('shows a Trojan-Source bidi character in a diff line as an escape', async () => {
+    panel = await openPanel(browser);
+    const r = editRequest('e2');
+    const bidiAfter = 'if (isAdmin) {\u202E } \u2066// check\u2069 {\n';
+    await panel.send({ type: 'show', cards: [card({ ...r, change: { ...r.change!, diff: unifiedDiff('a.js', '', bidiAfter, { created: true }) } })] });
+    await panel.page.waitForSelector('tr.add');
+    expect(await visibleText(panel, 'tr.add td.code')).toEqual(['if (isAdmin) {\\u202E } \\u2066// check\\u2069 {']);
+  });
+});
+
+describe('approval panel in Chromium: decisions', () => {
+  it('posts the right message for each button', async () => {
+    panel = await openPanel(browser);
+    const ids = ['b1', 'b2', 'b3', 'b4', 'b5'];
+    await panel.send({ type: 'show', cards: ids.map((id) => card(commandRequest(id, [['echo', id]]))) });
+    await panel.page.waitForSelector('li.card[data-id="b5"]');
+    await panel.take();
+    const click = async (id: string, name: string) => {
+      await panel.armed();
+      await panel.page.locator(`li.card[data-id="${id}"]`).getByRole('button', { name, exact: true }).click();
+    };
+    await click('b1', 'Approve');
+    await panel.page.locator('li.card[data-id="b2"] .reason-input').fill('not on a Friday');
+    await click('b2', 'Deny');
+    await click('b3', 'Allow for this session');
+    await click('b4', 'Allow for 15 minutes');
+    await click('b5', 'Always allow this exact command');
+    expect(await panel.take()).toEqual([
+      { type: 'decide', id: 'b1', approved: true, option: 'once' },
+      { type: 'decide', id: 'b2', approved: false, option: 'once', reason: 'not on a Friday' },
+      { type: 'decide', id: 'b3', approved: true, option: 'session' },
+      { type: 'decide', id: 'b4', approved: true, option: 'timed' },
+      { type: 'decide', id: 'b5', approved: true, option: 'always' },
+    ]);
+    expect(await panel.page.locator('li.card').count()).toBe(0);
+    expect(await panel.page.isVisible('#empty')).toBe(true);
+  });
+
+  it('"Approve all pending" posts exactly the ids on screen, and "Open in diff editor" the change\'s id', async () => {
+    panel = await openPanel(browser);
+    const edit: ApprovalRequest = {
+      id: 'e1', tool: 'writeFile', rule: 'r', reason: '', key: 'writeFile x',
+      change: { kind: 'write', files: ['x'], diff: unifiedDiff('x', '', 'x\n', { created: true }), proposed: 'x\n' },
+    };
+    await panel.send({ type: 'show', cards: [card(commandRequest('a1', [['ls']])), card(edit)] });
+    await panel.page.waitForSelector('li.card[data-id="e1"]');
+    await panel.armed();
+    await panel.take();
+    await panel.page.getByRole('button', { name: 'Open in diff editor' }).click();
+    expect(await panel.take()).toEqual([{ type: 'openDiff', id: 'e1' }]);
+    await panel.page.getByRole('button', { name: 'Approve all 2 pending' }).click();
+    expect(await panel.take()).toEqual([{ type: 'approveAll', ids: ['a1', 'e1'] }]);
+    expect(await panel.page.locator('li.card').count()).toBe(0);
+  });
+
+  it('ignores a click on a card that has just appeared (a click aimed at what was there before)', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('n1', [['ls']]))] });
+    await panel.page.waitForSelector('li.card');
+    await panel.take();
+    // A programmatic click right away: the card is still arming, so nothing is decided.
+    await panel.page.evaluate(() => (document.querySelector('li.card button[data-action="approve"]') as HTMLButtonElement).click());
+    expect(await panel.take()).toEqual([]);
+    expect(await panel.page.locator('li.card').count()).toBe(1);
+    await panel.armed();
+    await panel.page.getByRole('button', { name: 'Approve', exact: true }).click();
+    expect(await panel.take()).toEqual([{ type: 'decide', id: 'n1', approved: true, option: 'once' }]);
+  });
+});
+
+describe('approval panel in Chromium: keyboard', () => {
+  it('reaches a card with Tab and decides it with A; Enter in the reason field denies with that reason', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('k1', [['ls']])), card(commandRequest('k2', [['pwd']]))] });
+    await panel.page.waitForSelector('li.card[data-id="k2"]');
+    await panel.armed();
+    await panel.take();
+    // Tab order: Pending tab, Approve all, first card.
+    await panel.page.focus('#tab-pending');
+    await panel.page.keyboard.press('Tab');
+    expect(await panel.page.evaluate(() => document.activeElement!.id)).toBe('approve-all');
+    await panel.page.keyboard.press('Tab');
+    expect(await panel.page.evaluate(() => (document.activeElement as HTMLElement).dataset.id)).toBe('k1');
+    await panel.page.keyboard.press('a');
+    expect(await panel.take()).toEqual([{ type: 'decide', id: 'k1', approved: true, option: 'once' }]);
+    // Focus went to the list, not onto the next card: pressing A again decides nothing unread.
+    expect(await panel.page.evaluate(() => document.activeElement!.id)).toBe('cards');
+    await panel.page.keyboard.press('a');
+    expect(await panel.take()).toEqual([]);
+    await panel.armed();
+    await panel.page.keyboard.press('Tab');
+    expect(await panel.page.evaluate(() => (document.activeElement as HTMLElement).dataset.id)).toBe('k2');
+    await panel.page.keyboard.press('r');
+    expect(await panel.page.evaluate(() => document.activeElement!.className)).toBe('reason-input');
+    await panel.page.keyboard.type('use git status instead');
+    await panel.page.keyboard.press('Enter');
+    expect(await panel.take()).toEqual([{ type: 'decide', id: 'k2', approved: false, option: 'once', reason: 'use git status instead' }]);
+  });
+
+  it('activates buttons with Enter and Space, and typing a letter in the reason field decides nothing', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('k1', [['ls']])), card(commandRequest('k2', [['pwd']]))] });
+    await panel.page.waitForSelector('li.card[data-id="k2"]');
+    await panel.armed();
+    await panel.take();
+    await panel.page.focus('li.card[data-id="k1"] .reason-input');
+    await panel.page.keyboard.type('ADSTL');
+    expect(await panel.take()).toEqual([]);
+    await panel.page.focus('li.card[data-id="k1"] button[data-action="session"]');
+    await panel.page.keyboard.press('Enter');
+    await panel.armed();
+    await panel.page.focus('li.card[data-id="k2"] button[data-action="timed"]');
+    await panel.page.keyboard.press(' ');
+    expect(await panel.take()).toEqual([
+      { type: 'decide', id: 'k1', approved: true, option: 'session' },
+      { type: 'decide', id: 'k2', approved: true, option: 'timed' },
+    ]);
+  });
+
+  it('documents its shortcuts with aria-keyshortcuts and moves between tabs with the arrow keys', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('k1', [['ls']]))] });
+    await panel.page.waitForSelector('li.card');
+    expect(await panel.page.$$eval('li.card [aria-keyshortcuts]', (e) => e.map((x) => x.getAttribute('aria-keyshortcuts')))).toEqual(['R', 'A', 'D', 'S', 'T', 'L']);
+    await panel.page.focus('#tab-pending');
+    await panel.page.keyboard.press('ArrowRight');
+    expect(await panel.page.evaluate(() => document.activeElement!.id)).toBe('tab-history');
+    expect(await panel.page.getAttribute('#tab-history', 'aria-selected')).toBe('true');
+    expect(await panel.page.isHidden('#panel-pending')).toBe(true);
+    await panel.page.keyboard.press('ArrowLeft');
+    expect(await panel.page.isVisible('#panel-pending')).toBe(true);
+  });
+});
+
+describe('approval panel in Chromium: history', () => {
+  const entries: HistoryEntry[] = [
+    { requestId: 'h3', folder: 'ws', time: '2026-01-02T03:04:07.000Z', tool: 'editFile', summary: 'notes.txt', outcome: 'denied', decidedBy: 'user', reason: 'no', hasDiff: true },
+    { requestId: 'h2', folder: 'ws', time: '2026-01-02T03:04:06.000Z', tool: 'shell_execute', summary: '"false"', outcome: 'failed', exitCode: 1, durationMs: 12, hasDiff: false },
+    { requestId: 'h1', folder: 'ws', time: '2026-01-02T03:04:05.000Z', tool: 'shell_execute', summary: '"echo" "<b>hi</b>"', outcome: 'success', exitCode: 0, durationMs: 1500, decidedBy: 'user', option: 'session', hasDiff: false },
+  ];
+
+  it('lists requests with outcome, exit code, duration and who decided, filters by outcome, and revokes', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'history', entries, remembered: [{ folder: 'ws', key: 'echo <b>hi</b>', kind: 'session', grantedAt: 1 }] });
+    await panel.send({ type: 'focusTab', tab: 'history' });
+    await panel.page.waitForSelector('table.history tbody tr');
+    const rows = await panel.page.$$eval('table.history tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(2, 9).map((td) => td.innerText)));
+    expect(rows.map((r) => [r[0], r[2], r[3], r[4], r[5]])).toEqual([
+      ['editFile', 'Denied', '', '', 'user'],
+      ['shell_execute', 'Failed', '1', '12 ms', ''],
+      ['shell_execute', 'Succeeded', '0', '1.50 s', 'user (session)'],
+    ]);
+    expect(await panel.page.$$eval('table.history b', (e) => e.length)).toBe(0);
+    await panel.page.selectOption('#history-filter', 'failed');
+    expect(await panel.page.locator('table.history tbody tr').count()).toBe(1);
+    expect(await panel.page.textContent('#history-count')).toBe('1 of 3 requests');
+    await panel.page.selectOption('#history-filter', 'all');
+    await panel.take();
+    await panel.page.getByRole('button', { name: 'Open diff' }).click();
+    await panel.page.getByRole('button', { name: 'Revoke echo <b>hi</b>' }).click();
+    expect(await panel.take()).toEqual([
+      { type: 'openDiff', id: 'h3' },
+      { type: 'revoke', folder: 'ws', key: 'echo <b>hi</b>', kind: 'session' },
+    ]);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../../src/core/approval';
+import { describeApproval, DIFF_PREVIEW_LINES, summarize } from '../../../src/extension/approval/describe';
+
+const base = { id: '1', tool: 'shell_execute', rule: 'mode.confirm', reason: 'confirm mode asks before every command', key: 'k' };
+
+describe('the approval dialog text', () => {
+  it('stops an argument with spaces or quotes from passing as two harmless-looking words (each argv element JSON-quoted)', () => {
+    const r: ApprovalRequest = { ...base, command: { stages: [['rm', '-f', 'a b', 'x"; rm -rf ~ #']], cwd: '.', isolation: 'none' } };
+    const { message, detail } = describeApproval(r, 'proj');
+    expect(message).toBe('Guarded Shell (proj): allow shell_execute?');
+    expect(detail).toContain('Command: "rm" "-f" "a b" "x\\"; rm -rf ~ #"');
+    expect(detail).toContain('In: proj (workspace root)');
+    expect(detail).toContain('Isolation: none (runs with your permissions)');
+    expect(detail).toContain('Why asked: confirm mode asks before every command');
+  });
+
+  it('shows a hidden output redirect and the pipeline stages', () => {
+    const r: ApprovalRequest = {
+      ...base,
+      command: { stages: [['cat', 'a'], ['sort']], cwd: 'src', isolation: 'bwrap', stdinFile: 'in.txt', stdoutFile: { path: 'package.json', append: false } },
+    };
+    const { detail } = describeApproval(r, 'proj');
+    expect(detail).toContain('Command: "cat" "a" | "sort"');
+    expect(detail).toContain('In: src');
+    expect(detail).toContain('stdin from: in.txt');
+    expect(detail).toContain('stdout written to (replacing it): package.json');
+    expect(summarize(r)).toBe('"cat" "a" | "sort"');
+  });
+
+  it('shows a change\'s files and the first lines of its diff, and says how much is left out', () => {
+    const diff = ['--- a/f', '+++ b/f', ...Array.from({ length: 50 }, (_, i) => `+line ${i}`)].join('\n');
+    const r: ApprovalRequest = { ...base, tool: 'writeFile', change: { kind: 'write', files: ['f'], diff } };
+    const { detail } = describeApproval(r, 'proj');
+    expect(detail).toContain('Change (write): f');
+    expect(detail).toContain('+line 0');
+    expect(detail).not.toContain(`+line ${DIFF_PREVIEW_LINES}`);
+    expect(detail).toContain(`… ${52 - DIFF_PREVIEW_LINES} more diff line(s)`);
+  });
+});

@@ -4,7 +4,8 @@
 // nothing here ever assigns innerHTML, so an argv element like `<img src=x onerror=…>` is shown, never parsed.
 'use strict';
 (function () {
-  // eslint-disable-next-line no-undef
+  // VS Code defines acquireVsCodeApi as a global `const` in every webview page (not a window property); once per load.
+  // @ts-ignore
   const vscode = acquireVsCodeApi();
   /** @param {object} m */
   const post = (m) => vscode.postMessage(m);
@@ -18,7 +19,7 @@
   /**
    * Creates an element. `props`: className, text (textContent), attrs (setAttribute each), dataset.
    * @param {string} tag
-   * @param {{className?: string, text?: string, attrs?: Record<string, string>, dataset?: Record<string, string>}} [props]
+   * @param {{className?: string, text?: string, attrs?: Record<string, string>, dataset?: Record<string, string>} | null} [props]
    * @param {(Node|string|null|undefined|false)[]} children
    */
   function el(tag, props, ...children) {
@@ -127,7 +128,7 @@
     // Cleared first so the same sentence twice is announced twice.
     live.textContent = '';
     clearTimeout(announceTimer);
-    announceTimer = setTimeout(() => (live.textContent = text), 50);
+    announceTimer = window.setTimeout(() => (live.textContent = text), 50);
   }
 
   const OPTION_BUTTONS = [

@@ -4,6 +4,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { panelHtml } from '../../src/extension/approval/webview/html';
 import type { HostToWebview, WebviewToHost } from '../../src/shared/webviewProtocol';
 
+// Globals of the page, for the callbacks that run inside Chromium. Module-scoped on purpose: the project compiles
+// without the DOM lib, and these names must not leak into other files.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const window: any;
+declare const document: any;
+declare function getComputedStyle(e: any): any;
+type HTMLButtonElement = any;
+
+
 /**
  * Serves the approval panel exactly as the host builds it (panelHtml + the real media files, under the real CSP)
  * from a routed URL in headless Chromium, with `acquireVsCodeApi` stubbed to record what the page posts.
@@ -44,7 +53,7 @@ export async function openPanel(browser: Browser): Promise<PanelPage> {
     w.__posted = [];
     w.__violations = [];
     w.__state = undefined;
-    document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e: any) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
     let acquired = false;
     w.acquireVsCodeApi = () => {
       if (acquired) throw new Error('acquireVsCodeApi may only be called once'); // as in VS Code

@@ -6,6 +6,16 @@ import { toCard } from '../../src/extension/approval/webview/viewModel';
 import type { HistoryEntry } from '../../src/shared/webviewProtocol';
 import { launch, openPanel, type PanelPage } from './harness';
 
+// Globals of the page, for the callbacks that run inside Chromium. Module-scoped on purpose: the project compiles
+// without the DOM lib, and these names must not leak into other files.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const window: any;
+declare const document: any;
+declare function getComputedStyle(e: any): any;
+type HTMLElement = any;
+type HTMLButtonElement = any;
+
+
 /**
  * The approval panel's page in real headless Chromium, under its real CSP, fed the cards the host computes
  * (toCard), with acquireVsCodeApi stubbed: what it shows, what it never interprets, what each control posts.
@@ -44,7 +54,7 @@ async function visibleText(p: PanelPage, selector: string): Promise<string[]> {
   return p.page.$$eval(selector, (els) =>
     els.map((e) => {
       const c = e.cloneNode(true) as HTMLElement;
-      c.querySelectorAll('.sr-only').forEach((s) => s.remove());
+      c.querySelectorAll('.sr-only').forEach((s: any) => s.remove());
       return c.textContent ?? '';
     }),
   );

@@ -13,9 +13,7 @@ export const HISTORY_LIMIT = 200;
 export const DIFF_KEEP = 20;
 const DIFF_KEEP_BYTES = 2 * 1024 * 1024;
 
-interface Mutable {
-  -readonly [K in keyof HistoryEntry]: HistoryEntry[K];
-}
+type Mutable = { -readonly [K in keyof HistoryEntry]: HistoryEntry[K] };
 
 const TOOL_EVENTS = new Set(['shell_execution_audit', 'file_audit', 'fetch_audit', 'approval_audit']);
 
@@ -46,7 +44,9 @@ export class HistoryStore {
   addAudit(r: AuditRecord, folder: string): void {
     if (!TOOL_EVENTS.has(r.event) || typeof r.request_id !== 'string') return;
     const e = this.entry(r.request_id, folder, typeof r.tool === 'string' ? r.tool : '?', r.timestamp);
-    if (!e.summary) e.summary = summaryOf(r);
+    // The argv (each element quoted) says more than the approval's joined command line: it wins when it comes.
+    if (Array.isArray(r.argv) && r.argv.length) e.summary = quoteArgv(r.argv);
+    else if (!e.summary) e.summary = summaryOf(r);
     if (r.event === 'approval_audit') {
       if (typeof r.decided_by === 'string') e.decidedBy = r.decided_by;
       if (typeof r.option === 'string') e.option = r.option as ApprovalOption;

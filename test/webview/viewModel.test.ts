@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../src/core/approval';
+import { AuditLog, memorySink } from '../../src/core/audit';
+import { unifiedDiff } from '../../src/core/files/diffText';
+import { HistoryStore, RememberedList, TIMED_MS } from '../../src/extension/approval/webview/history';
+import { contentSecurityPolicy, panelHtml } from '../../src/extension/approval/webview/html';
+import { MAX_DIFF_LINES, parseUnifiedDiff, toCard } from '../../src/extension/approval/webview/viewModel';
+import { parseWebviewMessage } from '../../src/shared/webviewProtocol';
+
+/** The panel's pure logic, without VS Code and without a browser. */
+
+const cmd = (id: string, stages: string[][]): ApprovalRequest => ({
+  id, tool: 'shell_execute', rule: 'mode.confirm', reason: 'asks', key: stages.map((s) => s.join(' ')).join(' | '),
+  command: { stages, cwd: '.', isolation: 'none' },
+});
+
+describe('cards from approval requests', () => {
+  it('keeps every argv element exactly as sent, and offers all four options for a command', () => {
+    const argv = ['printf', '%s\n', '$(rm -rf ~)', 'a b', '\u202E'];
+    const c = toCard({ ...cmd('1', [argv, ['wc', '-l']]), command: { stages: [argv, ['wc', '-l']], cwd: 'sub', isolation: 'bwrap', stdinPreview: Array.from({ length: 15 }, (_, i) => `l${i}`).join('\n') } }, 'ws', 5);
+    expect(c.command!.stages).toEqual([argv, ['wc', '-l']]);
+    expect(c.command!.stdinLines).toHaveLength(10);
+    expect(c.command!.stdinMore).toBe(true);
+    expect(c.options).toEqual(['once', 'session', 'timed', 'always']);
+    expect(c).toMatchObject({ id: '1', folder: 'ws', since: 5, rule: 'mode.confirm' });
+  });
+
+  it('offers only "once" for a file change (the server remembers nothing for changes)', () => {
+    const r: ApprovalRequest = { id: 'e', tool: 'writeFile', rule: 'r', reason: '', key: 'writeFile a', change: { kind: 'write', files: ['a'], diff: unifiedDiff('a', 'x\n', 'y\n'), proposed: 'y\n', original: 'x\n' } };
+    const c = toCard(r, 'ws', 0);
+    expect(c.options).toEqual(['once']);
+    expect(c.change).toMatchObject({ added: 1, removed: 1, canOpenDiff: true, files: ['a'] });
+  });
+
+  it('cuts a huge diff for the page but counts every added line', () => {
+    const after = Array.from({ length: MAX_DIFF_LINES + 50 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    const r: ApprovalRequest = { id: 'e', tool: 'writeFile', rule: 'r', reason: '', key: 'k', change: { kind: 'write', files: ['big'], diff: unifiedDiff('big', '', after, { created: true }), proposed: after } };
+    const c = toCard(r, 'ws', 0).change!;
+    expect(c.diff).toHaveLength(MAX_DIFF_LINES);
+    expect(c.added).toBe(MAX_DIFF_LINES + 50);
+    expect(c.diffOmitted).toBe(3 + MAX_DIFF_LINES + 50 - MAX_DIFF_LINES); // 2 headers + 1 hunk line + content
+  });
+});
+
+describe('unified diff parsing', () => {
+  it('numbers old and new lines across hunks', () => {
+    const before = 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n';
+    const after = 'a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\n';
+    const lines = parseUnifiedDiff(unifiedDiff('f', before, after));
+    expect(lines.filter((l) => l.kind === 'del')).toEqual([{ kind: 'del', oldNo: 2, text: 'b' }]);
+    expect(lines.filter((l) => l.kind === 'add')).toEqual([{ kind: 'add', newNo: 2, text: 'B' }, { kind: 'add', newNo: 11, text: 'k' }]);
+    expect(lines.find((l) => l.kind === 'ctx' && l.text === 'j')).toEqual({ kind: 'ctx', oldNo: 10, newNo: 10, text: 'j' });
+  });
+
+  it('treats a removed line that reads "-- x" as a removed line, not as a file header', () => {
+    const lines = parseUnifiedDiff(unifiedDiff('sql', '-- comment\n++ y\n', 'kept\n'));
+    expect(lines.filter((l) => l.kind === 'del').map((l) => l.text)).toEqual(['-- comment', '++ y']);
+    expect(lines.filter((l) => l.kind === 'file')).toHaveLength(2);
+  });
+
+  it('shows "no newline at end of file" as a note and numbers a new file from 1', () => {
+    const lines = parseUnifiedDiff(unifiedDiff('n', '', 'x\ny', { created: true }));
+    expect(lines.slice(2)).toEqual([
+      { kind: 'hunk', text: '@@ -0,0 +1,2 @@' },
+      { kind: 'add', newNo: 1, text: 'x' },
+      { kind: 'add', newNo: 2, text: 'y' },
+      { kind: 'note', text: 'No newline at end of file' },
+    ]);
+  });
+
+  it('stops numbering when the counts do not match (a malformed diff is shown, never guessed)', () => {
+    const lines = parseUnifiedDiff('@@ -1,1 +1,1 @@\n-a\nstray\n+b\n');
+    expect(lines).toEqual([{ kind: 'hunk', text: '@@ -1,1 +1,1 @@' }, { kind: 'del', oldNo: 1, text: 'a' }, { kind: 'note', text: 'stray' }, { kind: 'note', text: '+b' }]);
+  });
+});
+
+describe('messages from the page', () => {
+  it('accepts well-formed messages and trims the reason', () => {
+    expect(parseWebviewMessage({ type: 'decide', id: 'x', approved: false, option: 'once', reason: '  no  ' })).toEqual({ type: 'decide', id: 'x', approved: false, option: 'once', reason: 'no' });
+    expect(parseWebviewMessage({ type: 'approveAll', ids: ['a', 'b'] })).toEqual({ type: 'approveAll', ids: ['a', 'b'] });
+    expect(parseWebviewMessage({ type: 'revoke', folder: 'ws', key: 'ls', kind: 'timed' })).toEqual({ type: 'revoke', folder: 'ws', key: 'ls', kind: 'timed' });
+  });
+
+  it('drops a half-formed approval (approved as a string, unknown option, missing id) instead of guessing', () => {
+    expect(parseWebviewMessage({ type: 'decide', id: 'x', approved: 'true', option: 'once' })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'decide', id: 'x', approved: true, option: 'forever' })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'decide', approved: true, option: 'once' })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'approveAll' })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'approveAll', ids: [1] })).toBeUndefined();
+    expect(parseWebviewMessage('decide')).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'eval', code: '1' })).toBeUndefined();
+  });
+});
+
+describe('the page shell', () => {
+  it('allows only its own styles and the scripts carrying this load\'s nonce', () => {
+    expect(contentSecurityPolicy('https://x.vscode-cdn.net', 'N0nce')).toBe("default-src 'none'; style-src https://x.vscode-cdn.net; script-src 'nonce-N0nce'; img-src https://x.vscode-cdn.net data:");
+    const html = panelHtml({ cspSource: 'https://c', nonce: 'abc', approvalScript: 'https://c/a.js', historyScript: 'https://c/h.js', approvalStyle: 'https://c/a.css', historyStyle: 'https://c/h.css' });
+    expect(html.match(/<script /g)).toHaveLength(2);
+    expect(html.match(/<script nonce="abc" src="https:\/\/c\/[ah]\.js"><\/script>/g)).toHaveLength(2);
+    expect(html).not.toMatch(/style="/);
+  });
+
+  it('escapes a URI that tries to break out of its attribute', () => {
+    const html = panelHtml({ cspSource: 'c', nonce: 'n', approvalScript: '"><script>x</script>', historyScript: 'h', approvalStyle: 'a', historyStyle: 'b' });
+    expect(html).not.toContain('"><script>x');
+    expect(html).toContain('&quot;&gt;&lt;script&gt;x');
+  });
+});
+
+describe('history', () => {
+  it('joins an approval and its result into one entry, with exit code, duration and who decided', () => {
+    const sink = memorySink();
+    const audit = new AuditLog([sink]);
+    audit.record({ event: 'approval_audit', tool: 'shell_execute', request_id: 'r1', result_type: 'approved', decided_by: 'user', option: 'session', command: 'ls -la' });
+    audit.record({ event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'r1', result_type: 'failed', argv: ['ls', '-la', 'a b'], return_code: 2, duration: 0.25 });
+    audit.record({ event: 'server', result_type: 'success', action: 'settings' });
+    const h = new HistoryStore();
+    for (const r of sink.records) h.addAudit(r, 'ws');
+    expect(h.list()).toEqual([
+      { requestId: 'r1', folder: 'ws', time: sink.records[1]!.timestamp, tool: 'shell_execute', summary: '"ls" "-la" "a b"', outcome: 'failed', exitCode: 2, durationMs: 250, decidedBy: 'user', option: 'session', hasDiff: false },
+    ]);
+  });
+
+  it('records a denial from the panel with its reason, and keeps the change for "Open diff"', () => {
+    const h = new HistoryStore();
+    const r: ApprovalRequest = { id: 'e1', tool: 'editFile', rule: 'r', reason: '', key: 'k', change: { kind: 'edit', files: ['a.txt'], proposed: 'new', original: 'old' } };
+    h.noteDecision(r, 'ws', { approved: false, by: 'user', reason: 'not this' }, new Date(0));
+    h.addAudit({ timestamp: new Date(1).toISOString(), event: 'file_audit', tool: 'editFile', request_id: 'e1', result_type: 'approval_denied', files: ['a.txt'], rejection_reason: 'not this' }, 'ws');
+    expect(h.list()).toEqual([{ requestId: 'e1', folder: 'ws', time: new Date(1).toISOString(), tool: 'editFile', summary: 'a.txt', outcome: 'denied', decidedBy: 'user', reason: 'not this', hasDiff: true }]);
+    expect(h.change('e1')).toEqual({ folder: 'ws', files: ['a.txt'], proposed: 'new', original: 'old' });
+  });
+
+  it('keeps only the newest entries', () => {
+    const h = new HistoryStore(3);
+    for (let i = 0; i < 5; i++) h.addAudit({ timestamp: new Date(i).toISOString(), event: 'fetch_audit', tool: 'fetch', request_id: `f${i}`, result_type: 'success', url: `https://e/${i}` }, 'ws');
+    expect(h.list().map((e) => e.requestId)).toEqual(['f4', 'f3', 'f2']);
+  });
+});
+
+describe('remembered approvals', () => {
+  it('lists a 15-minute approval until it expires, and forgets session ones when the folder\'s server restarts', () => {
+    let now = 1000;
+    const list = new RememberedList(() => now);
+    list.grant('ws', 'npm test', 'timed');
+    list.grant('ws', 'ls', 'session');
+    list.grant('ws', 'make', 'always');
+    expect(list.list().map((e) => [e.key, e.kind, e.expiresAt, e.folder])).toEqual([
+      ['npm test', 'timed', 1000 + TIMED_MS, 'ws'], ['ls', 'session', undefined, 'ws'], ['make', 'always', undefined, ''],
+    ]);
+    now += TIMED_MS;
+    list.forgetFolder('ws');
+    expect(list.list().map((e) => e.key)).toEqual(['make']);
+    list.setAlways(['npm run build']);
+    expect(list.list().map((e) => e.key)).toEqual(['npm run build']);
+    expect(list.revoke('', 'npm run build', 'always')).toBe(true);
+    expect(list.list()).toEqual([]);
+  });
+});

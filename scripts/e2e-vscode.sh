@@ -10,14 +10,15 @@ cd "$ROOT"
 
 SETUP_LINE=$(bash scripts/e2e-setup.sh | tail -1) || { echo "e2e: setup failed"; echo "0 passed, 1 failed"; exit 1; }
 eval "$SETUP_LINE"   # NODE24=… VSCODE_SERVER_MAIN=…
-node esbuild.mjs --quiet || { echo "e2e: build failed"; echo "0 passed, 1 failed"; exit 1; }
+# The production bundles, as `npm run package` builds them.
+node esbuild.mjs --production --quiet || { echo "e2e: build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/gs-vscode-e2e.XXXXXX")
 EXT="$RUN/ext"; WS="$RUN/ws"; OUT="$RUN/out"
 mkdir -p "$EXT" "$WS" "$OUT" "$RUN/data/User" "$RUN/server-data" "$RUN/exts"
-# Exactly what the .vsix ships (see .vscodeignore): manifest, bundles, icons.
-cp package.json "$EXT/"; cp -r dist media "$EXT/"; rm -f "$EXT"/dist/*.map
-[ -f README.md ] && cp README.md "$EXT/"
+# Exactly the files the .vsix ships (vsce applies .vscodeignore), so a file missing from the package fails here.
+FILES=$(npx --no-install vsce ls --no-dependencies) || { echo "e2e: vsce ls failed"; echo "0 passed, 1 failed"; exit 1; }
+while IFS= read -r f; do [ -n "$f" ] && mkdir -p "$EXT/$(dirname "$f")" && cp "$f" "$EXT/$f"; done <<< "$FILES"
 
 SLEEP_SECONDS=$((240 + RANDOM % 30)).$((RANDOM % 10))$((RANDOM % 10))$((RANDOM % 10))   # a unique marker
 cat > "$RUN/data/User/settings.json" <<JSON
@@ -69,7 +70,7 @@ if [ "$CLOSE_OK" != 1 ]; then
 fi
 kill "$HOLDER" 2>/dev/null
 
-echo "e2e: $(( $(date +%s) - START )) s in VS Code; artifacts in $RUN"
+echo "e2e: $(( $(date +%s) - START )) s in VS Code; artifacts in $RUN (removed when all pass, unless E2E_KEEP=1)"
 node -e '
 const fs = require("fs");
 let results = [];
@@ -81,4 +82,7 @@ const failed = results.filter((r) => !r.ok).length;
 console.log(`${results.length - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
 ' "$OUT/results.json" "$RUN" "$CLOSE_OK" "$DRIVER_RC"
-exit $?
+RC=$?
+# Artifacts (logs, screenshot) are kept when something failed or E2E_KEEP=1.
+if [ "$RC" = 0 ] && [ -z "${E2E_KEEP:-}" ]; then cleanup; trap - EXIT; rm -rf "$RUN"; fi
+exit $RC

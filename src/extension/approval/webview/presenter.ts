@@ -1,0 +1,301 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ApprovalDecision, ApprovalRequest } from '../../../core/approval';
+import type { AuditRecord } from '../../../core/audit';
+import { parseWebviewMessage, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
+import type { ApprovalPresenter } from '../types';
+import { HistoryStore, RememberedList } from './history';
+import { panelHtml } from './html';
+import { ProposedContentProvider } from './proposedContent';
+import { optionsFor, toCard } from './viewModel';
+
+const SECTION = 'guardedShell';
+const AUTO_APPROVE = 'autoApprove';
+
+export interface WebviewPresenterOptions {
+  /** The extension's folder: the page's scripts and styles are served from its `media/` only. */
+  readonly extensionUri: vscode.Uri;
+  readonly log?: vscode.LogOutputChannel;
+  /** Forgets a session or 15-minute approval in a folder's server; resolves true when it was remembered there. */
+  readonly revoke?: (folder: string, key: string) => Promise<boolean>;
+  /** Every folder's name whose server may remember a key (an "always" revocation clears it in each). */
+  readonly folders?: () => readonly string[];
+}
+
+interface Pending {
+  readonly request: ApprovalRequest;
+  readonly folder: string;
+  readonly since: number;
+  readonly resolve: (d: ApprovalDecision) => void;
+  readonly cancel: vscode.Disposable;
+}
+
+/**
+ * Asks in ONE webview panel: every pending request is a card, several at once (`concurrent`: the queue hands them
+ * over without waiting for the previous answer). Closing the panel denies what is pending; a request the server
+ * withdraws disappears. The panel's second tab is the history (audit events + decisions) with the remembered
+ * approvals and their Revoke buttons.
+ */
+export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Disposable {
+  /** Tells the queue to present every request at once instead of one after another. */
+  readonly concurrent = true;
+  readonly history = new HistoryStore();
+  readonly remembered = new RememberedList();
+  private panel: vscode.WebviewPanel | undefined;
+  private pageReady = false;
+  private readonly pending = new Map<string, Pending>();
+  private readonly proposed = new ProposedContentProvider();
+  private readonly disposables: vscode.Disposable[] = [this.proposed];
+  private historyTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: WebviewPresenterOptions) {
+    this.loadAlways();
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SECTION}.${AUTO_APPROVE}`)) {
+          this.loadAlways();
+          this.scheduleHistory();
+        }
+      }),
+    );
+  }
+
+  present(request: ApprovalRequest, folderName: string, token: vscode.CancellationToken): Promise<ApprovalDecision> {
+    if (token.isCancellationRequested) return Promise.resolve({ approved: false, by: 'withdrawn' });
+    let id = request.id;
+    for (let n = 2; this.pending.has(id); n++) id = `${request.id}#${n}`; // ids are the servers' UUIDs; never merge two
+    return new Promise<ApprovalDecision>((resolve) => {
+      const cancel = token.onCancellationRequested(() => {
+        this.settle(id, { approved: false, by: 'withdrawn', reason: 'The request was withdrawn before anyone decided.' });
+        this.post({ type: 'withdraw', id, why: 'the server withdrew it (the call was cancelled or nobody answered in time)' });
+      });
+      this.pending.set(id, { request, folder: folderName, since: Date.now(), resolve, cancel });
+      this.showPanel();
+      this.postCards();
+    });
+  }
+
+  /** An audit record from a folder's server (already redacted), for the history tab. */
+  addAudit(record: AuditRecord, folder: string): void {
+    this.history.addAudit(record, folder);
+    this.scheduleHistory();
+  }
+
+  /** A folder's server started again: it forgot its session and 15-minute approvals. */
+  serverRestarted(folder: string): void {
+    this.remembered.forgetFolder(folder);
+    this.scheduleHistory();
+  }
+
+  /** Opens (or brings forward) the panel on one of its tabs. */
+  reveal(tab: 'pending' | 'history' = 'pending'): void {
+    this.showPanel(false);
+    this.post({ type: 'focusTab', tab });
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  // ------------------------------------------------------------------------------------------------------ panel
+
+  private showPanel(preserveFocus = true): void {
+    if (this.panel) {
+      // Never steal focus for a new request: keys typed in the editor must not land on a card.
+      if (!this.panel.visible) this.panel.reveal(undefined, preserveFocus);
+      return;
+    }
+    const media = vscode.Uri.joinPath(this.options.extensionUri, 'media');
+    const panel = vscode.window.createWebviewPanel(
+      'guardedShell.approvals',
+      'Guarded Shell: Approvals',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus },
+      { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [media], enableCommandUris: false, enableFindWidget: true },
+    );
+    this.panel = panel;
+    this.pageReady = false;
+    panel.iconPath = vscode.Uri.joinPath(media, 'icon.png');
+    const asUri = (file: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(media, file)).toString();
+    panel.webview.html = panelHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      approvalScript: asUri('approval.js'),
+      historyScript: asUri('history.js'),
+      approvalStyle: asUri('approval.css'),
+      historyStyle: asUri('history.css'),
+    });
+    panel.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(m));
+    panel.onDidDispose(() => {
+      if (this.panel !== panel) return;
+      this.panel = undefined;
+      this.pageReady = false;
+      // Closing the panel is an answer: nobody is looking, so nothing pending may run.
+      for (const id of [...this.pending.keys()]) this.settle(id, { approved: false, by: 'user', reason: 'The approval panel was closed.' });
+    });
+  }
+
+  private post(m: HostToWebview): void {
+    if (this.panel && this.pageReady) void this.panel.webview.postMessage(m);
+  }
+
+  private postCards(): void {
+    const cards = [...this.pending.entries()].map(([id, p]) => ({ ...toCard(p.request, p.folder, p.since), id }));
+    if (this.panel) this.panel.title = cards.length ? `Guarded Shell: ${cards.length} pending` : 'Guarded Shell: Approvals';
+    this.post({ type: 'show', cards });
+  }
+
+  private scheduleHistory(): void {
+    if (this.historyTimer) return;
+    // Audit events come in bursts (one per request and per decision): one update per burst is enough.
+    this.historyTimer = setTimeout(() => {
+      this.historyTimer = undefined;
+      this.postHistory();
+    }, 150);
+  }
+
+  private postHistory(): void {
+    this.post({ type: 'history', entries: this.history.list(), remembered: this.remembered.list() });
+  }
+
+  // --------------------------------------------------------------------------------------------------- messages
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const m = parseWebviewMessage(raw);
+    if (!m) {
+      this.options.log?.warn('approval panel: ignored a malformed message from the page');
+      return;
+    }
+    try {
+      await this.handle(m);
+    } catch (e) {
+      this.options.log?.error(`approval panel: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`Guarded Shell: ${(e as Error).message}`);
+    }
+  }
+
+  private async handle(m: WebviewToHost): Promise<void> {
+    switch (m.type) {
+      case 'ready':
+        this.pageReady = true;
+        this.postCards();
+        this.postHistory();
+        return;
+      case 'decide': {
+        const p = this.pending.get(m.id);
+        if (!p) return; // already answered, withdrawn, or never shown: nothing to decide
+        if (!m.approved) {
+          this.settle(m.id, { approved: false, by: 'user', option: 'once', ...(m.reason && { reason: m.reason }) });
+          return;
+        }
+        // The page offers only what the host allows for this request; anything else is refused, not downgraded.
+        if (!optionsFor(p.request).includes(m.option)) {
+          this.options.log?.warn(`approval panel: option "${m.option}" is not offered for ${p.request.tool}; the card stays`);
+          return;
+        }
+        this.settle(m.id, { approved: true, by: 'user', option: m.option });
+        if (m.option === 'session' || m.option === 'timed') this.remembered.grant(p.folder, p.request.key, m.option);
+        if (m.option === 'always') await this.addAlways(p.request.key);
+        this.scheduleHistory();
+        return;
+      }
+      case 'approveAll':
+        for (const id of m.ids) if (this.pending.has(id)) this.settle(id, { approved: true, by: 'user', option: 'all' });
+        return;
+      case 'openDiff':
+        await this.openDiff(m.id);
+        return;
+      case 'revoke':
+        await this.revoke(m.folder, m.key, m.kind);
+        return;
+    }
+  }
+
+  private settle(id: string, decision: ApprovalDecision): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    p.cancel.dispose();
+    this.history.noteDecision(p.request, p.folder, decision);
+    p.resolve(decision);
+    this.postCards();
+    this.scheduleHistory();
+  }
+
+  // ------------------------------------------------------------------------------------- always / revoke / diff
+
+  private autoApproveList(): string[] {
+    const v = vscode.workspace.getConfiguration(SECTION).inspect<string[]>(AUTO_APPROVE)?.globalValue;
+    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+  }
+
+  private loadAlways(): void {
+    this.remembered.setAlways(this.autoApproveList());
+  }
+
+  /** "Always allow this exact command": the USER's settings (a workspace cannot loosen the policy). */
+  private async addAlways(key: string): Promise<void> {
+    const list = this.autoApproveList();
+    if (list.includes(key)) return;
+    await vscode.workspace.getConfiguration(SECTION).update(AUTO_APPROVE, [...list, key], vscode.ConfigurationTarget.Global);
+    this.options.log?.info(`"${key}" added to the user setting guardedShell.autoApprove`);
+  }
+
+  private async revoke(folder: string, key: string, kind: RememberedKind): Promise<void> {
+    if (kind === 'always') {
+      const list = this.autoApproveList();
+      if (list.includes(key)) {
+        await vscode.workspace.getConfiguration(SECTION).update(AUTO_APPROVE, list.filter((k) => k !== key), vscode.ConfigurationTarget.Global);
+      }
+      // The servers also remembered it for their session (so the next call did not race the settings push).
+      const folders = this.options.folders?.() ?? [];
+      await Promise.all(folders.map((f) => this.options.revoke?.(f, key).catch(() => false)));
+    } else if (this.options.revoke) {
+      await this.options.revoke(folder, key);
+    } else {
+      throw new Error('revoking needs the server connection, which is not available');
+    }
+    this.remembered.revoke(folder, key, kind);
+    this.options.log?.info(`approval revoked (${kind}${folder ? `, ${folder}` : ''}): ${key}`);
+    this.postHistory();
+  }
+
+  private async openDiff(id: string): Promise<void> {
+    const p = this.pending.get(id);
+    const change = p?.request.change
+      ? { folder: p.folder, files: p.request.change.files, proposed: p.request.change.proposed, original: p.request.change.original, kind: p.request.change.kind }
+      : this.history.change(id);
+    if (!change || change.proposed === undefined) throw new Error('this change has no content to show in a diff editor');
+    const kind = 'kind' in change ? change.kind : undefined;
+    // Copy and move write the last path (the destination); every other change writes the first.
+    const file = (kind === 'copy' || kind === 'move' ? change.files[change.files.length - 1] : change.files[0]) ?? 'file';
+    const right = this.proposed.put(id, 'proposed', file, change.proposed);
+    const left = this.currentSide(id, change.folder, file, change.original);
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${file} ↔ proposed (Guarded Shell)`, { preview: true, viewColumn: vscode.ViewColumn.One });
+  }
+
+  /**
+   * The left side: the file as it is on disk when that is exactly what the server read (so the editor shows what
+   * the card shows); otherwise the content the server read, as a read-only document.
+   */
+  private currentSide(id: string, folderName: string, file: string, original: string | undefined): vscode.Uri {
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.name === folderName);
+    if (folder && folder.uri.scheme === 'file') {
+      const abs = path.join(folder.uri.fsPath, file);
+      try {
+        if (original !== undefined && fs.readFileSync(abs, 'utf8') === original) return vscode.Uri.file(abs);
+      } catch {
+        /* missing or unreadable: show what the server read */
+      }
+    }
+    return this.proposed.put(id, 'original', file, original ?? '');
+  }
+
+  dispose(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, { approved: false, by: 'unavailable', reason: 'VS Code is closing.' });
+    if (this.historyTimer) clearTimeout(this.historyTimer);
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

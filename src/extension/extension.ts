@@ -23,7 +23,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   const servers = manager;
   context.subscriptions.push(log, approvals, servers);
   context.subscriptions.push(registerCommands(servers, approvals, log));
-  context.subscriptions.push(createStatusBar(servers, approvals, COMMANDS.showStatus));
+  const statusBar = createStatusBar(servers, approvals, COMMANDS.showStatus);
+  context.subscriptions.push(statusBar);
 
   if (mcpApiAvailable()) {
     context.subscriptions.push(registerMcpProvider(servers));
@@ -59,7 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   }
 
   // Tests (and only tests/development) get a handle on the servers: it holds the bearer tokens.
-  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers);
+  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item);
 }
 
 export async function deactivate(): Promise<void> {

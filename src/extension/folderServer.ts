@@ -5,8 +5,8 @@ import type { AuditRecord } from '../core/audit';
 import { describeIgnored } from '../core/config/vscodeSettings';
 import type { SettingsLayer } from '../core/config/settings';
 import {
-  APPROVE, AUDIT, READY, SETTINGS, START_FAILED, STATUS,
-  type ApproveResult, type InitializationOptions, type ReadyParams, type SettingsParams, type StartFailedParams, type StatusResult,
+  APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
+  type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StartFailedParams, type StatusResult,
 } from '../shared/protocol';
 import { formatAudit } from './auditFormat';
 import type { ApprovalQueue } from './approval/queue';
@@ -79,6 +79,13 @@ export class FolderServer implements vscode.Disposable {
       this.generation++;
       this.setState('running');
     });
+    client.onNotification(POLICY, (p: PolicyParams) => {
+      if (!this.ready) return;
+      // Same endpoint, new policy: update what the status bar shows (no generation bump: no reconnect needed).
+      const { warning: _old, ...rest } = this.ready;
+      this.ready = { ...rest, mode: p.mode, isolation: p.isolation, ...(p.warning && { warning: p.warning }) };
+      this.changed.fire();
+    });
     client.onNotification(START_FAILED, (p: StartFailedParams) => this.fail(p.message));
     client.onNotification(AUDIT, (r: AuditRecord) => this.deps.log.info(`[audit ${this.folder.name}] ${formatAudit(r)}`));
     client.onRequest(APPROVE, (request: ApprovalRequest, token: vscode.CancellationToken): Promise<ApproveResult> =>
@@ -119,8 +126,9 @@ export class FolderServer implements vscode.Disposable {
   async pushSettings(): Promise<void> {
     const client = this.client;
     if (!client || !client.isRunning()) return;
+    const previousAuditLog = this.lastAuditLog;
     const settings = this.readSettings();
-    if (settings.auditLog !== this.lastAuditLog) {
+    if (settings.auditLog !== previousAuditLog) {
       this.deps.log.info(`[${this.name}] the audit log path changed: restarting the server to reopen it`);
       await this.restart();
       return;

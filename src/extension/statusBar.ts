@@ -6,7 +6,7 @@ import type { ServerManager } from './serverManager';
  * One status bar item for all folders: state and mode, pending approvals, and a warning colour when commands run
  * without a sandbox (or a server is down). Clicking it shows the status and the endpoints.
  */
-export function createStatusBar(manager: ServerManager, approvals: ApprovalQueue, showStatusCommand: string): vscode.Disposable {
+export function createStatusBar(manager: ServerManager, approvals: ApprovalQueue, showStatusCommand: string): vscode.Disposable & { readonly item: vscode.StatusBarItem } {
   const item = vscode.window.createStatusBarItem('guardedShell.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'Guarded Shell';
   item.command = showStatusCommand;
@@ -20,7 +20,8 @@ export function createStatusBar(manager: ServerManager, approvals: ApprovalQueue
     }
     const failed = servers.filter((s) => s.state === 'failed' || s.state === 'stopped');
     const starting = servers.some((s) => s.state === 'starting');
-    const unsandboxed = servers.filter((s) => s.ready?.warning);
+    // Unsandboxed: no sandbox was found (warning), or the person chose isolation `none`.
+    const unsandboxed = servers.filter((s) => s.ready && (s.ready.warning || s.ready.isolation === 'none'));
     const modes = [...new Set(servers.map((s) => s.ready?.mode).filter(Boolean))];
     const icon = failed.length ? '$(error)' : starting ? '$(sync~spin)' : unsandboxed.length ? '$(warning)' : '$(shield)';
     const state = failed.length ? 'stopped' : starting ? 'starting' : modes.join('/') || 'running';
@@ -35,6 +36,7 @@ export function createStatusBar(manager: ServerManager, approvals: ApprovalQueue
       const where = s.ready ? ` — ${s.ready.url}, mode \`${s.ready.mode}\`, isolation \`${s.ready.isolation}\`` : s.startError ? ` — ${s.startError}` : '';
       tip.appendMarkdown(`**${escape(s.name)}**: ${s.state}${escape(where)}\n\n`);
       if (s.ready?.warning) tip.appendMarkdown(`$(warning) ${escape(s.ready.warning)}\n\n`);
+      else if (s.ready?.isolation === 'none') tip.appendMarkdown('$(warning) Commands run without an OS sandbox, with your permissions.\n\n');
     }
     if (pending) tip.appendMarkdown(`$(bell-dot) ${pending} approval(s) waiting\n\n`);
     tip.appendMarkdown('Click for status and connection details.');
@@ -42,7 +44,8 @@ export function createStatusBar(manager: ServerManager, approvals: ApprovalQueue
     item.show();
   };
   update();
-  return vscode.Disposable.from(item, manager.onDidChange(update), approvals.onDidChange(update));
+  const disposable = vscode.Disposable.from(item, manager.onDidChange(update), approvals.onDidChange(update));
+  return Object.assign(disposable, { item });
 }
 
 function escape(s: string): string {

@@ -9,6 +9,8 @@ export interface GuardedShellTestApi {
   /** Asks the folder's server for its live state (a real round trip). */
   status(folder: vscode.Uri): Promise<StatusResult | undefined>;
   onDidChange: vscode.Event<void>;
+  /** What the status bar item shows. */
+  statusBar(): { text: string; warning: boolean };
 }
 
 export interface ServerSnapshot {
@@ -21,7 +23,7 @@ export interface ServerSnapshot {
   readonly version: string;
 }
 
-export function createTestApi(manager: ServerManager): GuardedShellTestApi {
+export function createTestApi(manager: ServerManager, statusItem: vscode.StatusBarItem): GuardedShellTestApi {
   return {
     servers: () =>
       manager.all.map((s) => ({
@@ -33,5 +35,6 @@ export function createTestApi(manager: ServerManager): GuardedShellTestApi {
       })),
     status: (folder) => manager.forFolder(folder)?.status() ?? Promise.resolve(undefined),
     onDidChange: manager.onDidChange,
+    statusBar: () => ({ text: statusItem.text, warning: statusItem.backgroundColor !== undefined }),
   };
 }

@@ -4,8 +4,8 @@ import type { AuditSink } from '../core/audit';
 import { resolveSettings, type EffectiveSettings, type SettingsLayer } from '../core/config/settings';
 import { MODES } from '../core/policy';
 import {
-  APPROVE, AUDIT, READY, SETTINGS, START_FAILED, STATUS,
-  type ApproveResult, type InitializationOptions, type ReadyParams, type SettingsParams, type StatusResult,
+  APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
+  type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StatusResult,
 } from '../shared/protocol';
 import { resolveIsolation } from './isolation';
 import { startStandalone, type StandaloneServer } from './standalone';
@@ -171,6 +171,8 @@ async function applySettings(pushed: SettingsLayer): Promise<void> {
   const isolation = server.ctx.isolation;
   server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode: settings.policy.mode, isolation: isolation.kind });
   log('info', `settings applied: mode ${settings.policy.mode}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);
+  const warning = isolation.denial ?? isolation.warning;
+  void connection.sendNotification(POLICY, { mode: settings.policy.mode, isolation: isolation.kind, ...(warning && { warning }) } satisfies PolicyParams);
 }
 
 // ---- the protocol ---------------------------------------------------------------------------------------------

@@ -48,6 +48,14 @@ export interface SettingsParams {
   readonly settings: SettingsLayer;
 }
 
+/** server → extension notification: a settings push was applied (the status bar shows mode and sandbox). */
+export const POLICY = 'guardedShell/policy';
+export interface PolicyParams {
+  readonly mode: Mode;
+  readonly isolation: string;
+  readonly warning?: string;
+}
+
 /** server → extension request: a person must decide. No answer in time, or no extension, means denied. */
 export const APPROVE = 'guardedShell/approve';
 export type ApproveParams = ApprovalRequest;

@@ -105,6 +105,9 @@ exports.run = async function run() {
     server = await until('the server to report ready', () => { const s = current(); return s && s.state === 'running' && s.url ? s : undefined; }, 60000);
     assert(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/.test(server.url), `unexpected URL ${server.url}`);
     say(`server pid ${server.pid} at ${server.url}`);
+    // isolation none in the test's user settings: the status bar shows the mode and warns that nothing is sandboxed.
+    const bar = await until('the status bar to show the server', () => { const b = api.statusBar(); return /Guarded Shell: auto/.test(b.text) ? b : undefined; }, 10000);
+    assert(bar.warning && /\$\(warning\)/.test(bar.text), `no unsandboxed warning in the status bar: ${bar.text}`);
   });
 
   await scenario('the provider returns a definition for the folder (label, URI, bearer header)', async () => {
@@ -141,6 +144,7 @@ exports.run = async function run() {
     const st = await settingsLanded(gen);
     assert(st.mode === 'readOnly', `mode after the change: ${st.mode}`);
     assert(current().pid === before.pid && current().url === before.url, 'the server restarted; the change should apply live');
+    await until('the status bar to show readOnly', () => /Guarded Shell: readOnly/.test(api.statusBar().text), 10000);
     const r2 = await call(client, { command: ['touch', 'made-in-readonly'] }); // same session: no reconnect
     assert(r2.isError, `touch in readOnly should be denied: ${textOf(r2)}`);
     assert(!fs.existsSync(path.join(ws, 'made-in-readonly')), 'the file was created in readOnly mode');
@@ -162,6 +166,25 @@ exports.run = async function run() {
     await config().update('mode', 'auto', vscode.ConfigurationTarget.Global);
     const back = await until('mode auto from user settings', async () => { const s = await settingsLanded(gen2); return s.mode === 'auto' ? s : undefined; }, 20000);
     assert(back.mode === 'auto', 'user mode auto did not apply');
+  });
+
+  await scenario('in confirm mode a command is sent to VS Code for approval, and a dialog that cannot be shown denies it', async () => {
+    // VS Code refuses every modal dialog in extension-test mode ("refused to show dialog in tests"), so the click
+    // itself cannot be exercised here (the IPC tests answer approvals both ways). What is proven: the request
+    // reaches the extension's modal approver with our question, and a failed dialog fails closed.
+    const gen = (await api.status(folder.uri)).settingsGeneration;
+    await config().update('mode', 'confirm', vscode.ConfigurationTarget.Global);
+    try {
+      assert((await settingsLanded(gen)).mode === 'confirm', 'mode confirm did not apply');
+      const r = await call(client, { command: ['touch', 'asked-in-confirm'] });
+      assert(r.isError && !fs.existsSync(path.join(ws, 'asked-in-confirm')), `the command ran without approval: ${textOf(r)}`);
+      assert(textOf(r).includes(`Guarded Shell (${folder.name}): allow shell_execute?`), `the denial does not come from our dialog: ${textOf(r)}`);
+      say(`confirm without a dialog: ${textOf(r).slice(0, 300)}`);
+    } finally {
+      const gen2 = (await api.status(folder.uri)).settingsGeneration;
+      await config().update('mode', 'auto', vscode.ConfigurationTarget.Global);
+      assert((await settingsLanded(gen2)).mode === 'auto', 'mode auto did not come back');
+    }
   });
 
   await scenario('after the server process is killed it comes back with a new definition, and VS Code\'s client uses it', async () => {

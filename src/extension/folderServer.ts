@@ -25,7 +25,7 @@ const STOP_TIMEOUT_MS = 12_000;
 
 /**
  * The server process of one workspace folder, run by vscode-languageclient over IPC like vscode-eslint's: the
- * client restarts it after a crash (its default error handler: up to 5 restarts in 3 minutes), stops it on
+ * client restarts it after a crash (its default error handler: up to 4 restarts in 3 minutes), stops it on
  * deactivate. Each start brings a new port and token (READY); `generation` counts them for the MCP definition's
  * version.
  */

@@ -1,0 +1,36 @@
+// What the suite (extension host) calls and the driver (browser) expects to see, in one place.
+'use strict';
+module.exports = {
+  APPROVE_WORD: 'approved-by-click',
+  DENY_WORD: 'deny-me',
+  DENY_REASON: 'Not in this repository, please use the test script.',
+  SECOND_CARD_WORD: 'second card',
+  ALWAYS_WORD: 'always-me',
+  TIMED_WORD: 'timed-me',
+  REVOKED_REASON: 'asked again after the revocation',
+  NOTES: 'notes.txt',
+  NOTES_BEFORE: 'alpha\nbeta\ngamma\ndelta\n',
+  EDIT_SCRIPT: 's/beta/BETA (approved)/',
+  NOTES_AFTER: 'alpha\nBETA (approved)\ngamma\ndelta\n',
+  DENIED_EDIT_SCRIPT: '/gamma/d',
+  /** The diff rows the editFile card must show: [kind, old line, new line, sign, text] or [kind, text]. */
+  EDIT_ROWS: [
+    ['file', '--- a/notes.txt'],
+    ['file', '+++ b/notes.txt'],
+    ['hunk', '@@ -1,4 +1,4 @@'],
+    ['ctx', '1', '1', ' ', 'alpha'],
+    ['del', '2', '', '−', 'beta'],
+    ['add', '', '2', '+', 'BETA (approved)'],
+    ['ctx', '3', '3', ' ', 'gamma'],
+    ['ctx', '4', '4', ' ', 'delta'],
+  ],
+  DENIED_ROWS: [
+    ['file', '--- a/notes.txt'],
+    ['file', '+++ b/notes.txt'],
+    ['hunk', '@@ -1,4 +1,3 @@'],
+    ['ctx', '1', '1', ' ', 'alpha'],
+    ['ctx', '2', '2', ' ', 'BETA (approved)'],
+    ['del', '3', '', '−', 'gamma'],
+    ['ctx', '4', '3', ' ', 'delta'],
+  ],
+};

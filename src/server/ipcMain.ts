@@ -7,7 +7,6 @@ import {
   APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
   type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StatusResult,
 } from '../shared/protocol';
-import { resolveIsolation } from './isolation';
 import { startStandalone, type StandaloneServer } from './standalone';
 
 /**
@@ -165,9 +164,7 @@ async function applySettings(pushed: SettingsLayer): Promise<void> {
     return;
   }
   const settings = effective(pushed);
-  await resolveIsolation(settings.policy); // probes once per process; setPolicy recomputes the isolation state
-  if (!server) return;
-  server.ctx.setPolicy(settings.policy);
+  server.ctx.setPolicy(settings.policy); // recomputes the sandbox too (readOnly makes the workspace read-only in it)
   const isolation = server.ctx.isolation;
   server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode: settings.policy.mode, isolation: isolation.kind });
   log('info', `settings applied: mode ${settings.policy.mode}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);

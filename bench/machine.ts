@@ -8,6 +8,8 @@ export interface Machine {
   readonly node: string;
   readonly platform: string;
   readonly kernel: string;
+  /** 1/5/15-minute load averages when the run started: on a shared machine the absolute times depend on it. */
+  readonly loadAverage: readonly number[];
 }
 
 /** The machine the figures were measured on: they mean nothing without it. */
@@ -26,9 +28,10 @@ export function machine(): Machine {
     node: process.version,
     platform: `${os.platform()} ${os.arch()}`,
     kernel: os.release(),
+    loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100),
   };
 }
 
 export function describeMachine(m: Machine): string {
-  return `${m.nproc} CPU (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.platform}, kernel ${m.kernel}`;
+  return `${m.nproc} CPU (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.platform}, kernel ${m.kernel}; load average at start ${m.loadAverage.join(' / ')}`;
 }

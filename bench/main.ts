@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO } from '../test/helpers/serverProcess';
 import { findings } from './findings';
@@ -97,7 +98,8 @@ function benchmarksMd(sections: readonly SectionResult[], facts: readonly string
     '',
     `- Command: \`${command}\` (builds dist/ with \`node esbuild.mjs --quiet\`, then runs \`node bench/run.mjs\`)`,
     `- Machine: ${machineText}`,
-    `- Date: ${date.toISOString()}; the whole run took ${seconds.toFixed(0)} s`,
+    `- Date: ${date.toISOString()}; the whole run took ${seconds.toFixed(0)} s; load average at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
+    '- The machine is shared (other work runs beside the bench): absolute times move with its load, so read the ratios, which compare things measured side by side.',
     '- Server: `node dist/cli.js --cwd <temp dir> --port 0 --auth … --quiet --isolation none --allow …` (a real process), client: the MCP SDK\'s `Client` over Streamable HTTP and stdio.',
     '',
     '## Findings',

@@ -3,10 +3,10 @@
 // The bundle goes to .bench/build/ (gitignored): two levels below the repository root, exactly like
 // test/helpers/, so the helpers' `path.resolve(__dirname, '..', '..')` still finds the repository.
 import * as esbuild from 'esbuild';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = path.join(root, '.bench', 'build', 'bench.cjs');
 await esbuild.build({
   entryPoints: [path.join(root, 'bench', 'main.ts')],

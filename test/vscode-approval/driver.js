@@ -93,6 +93,19 @@ function assertEqual(actual, expected, what) {
       const edit = panel.locator('li.card:not([aria-disabled])', { has: panel.locator('table.diff') });
       await edit.waitFor({ timeout: 60000 });
       assertEqual(await diffRows(edit), shared.DENIED_ROWS, 'diff rows');
+      // VS Code's own diff editor: the proposed content (read-only) beside the file.
+      await click(edit, 'Open in diff editor');
+      await page.locator('.tabs-container .tab', { hasText: 'notes.txt ↔ proposed (Guarded Shell)' }).waitFor({ timeout: 15000 });
+      // Left: the file as the server read it (gamma present); right: the proposed, read-only content (gamma gone).
+      const diffEditor = page.locator('.monaco-diff-editor').first();
+      await diffEditor.locator('.editor.original .view-lines', { hasText: 'gamma' }).waitFor({ timeout: 15000 });
+      // (the modified editor also shows the removed lines as view zones: only its own text lines count)
+      const modifiedLines = diffEditor.locator('.editor.modified .view-lines:not([monaco-view-zone])');
+      await modifiedLines.filter({ hasText: 'delta' }).waitFor({ timeout: 15000 });
+      const modified = await modifiedLines.innerText();
+      if (/gamma/.test(modified)) throw new Error(`the proposed side still has gamma: ${JSON.stringify(modified)}`);
+      await page.screenshot({ path: path.join(OUT, 'diff-editor.png') });
+      await edit.locator('.reason-input').fill(shared.EDIT_DENY_REASON);
       await click(edit, 'Deny');
     });
 
@@ -136,13 +149,13 @@ function assertEqual(actual, expected, what) {
       const outcomes = await rows.evaluateAll((trs) => trs.map((tr) => [tr.querySelectorAll('td')[2].textContent, tr.dataset.outcome, tr.querySelectorAll('td')[7].textContent]));
       say(`history: ${JSON.stringify(outcomes)}`);
       const count = (tool, outcome) => outcomes.filter(([t, o]) => t === tool && o === outcome).length;
-      if (count('shell_execute', 'denied') < 1) throw new Error('no denied shell_execute in the history');
+      if (count('shell_execute', 'denied') !== 3) throw new Error('not 3 denied shell_execute calls in the history (deny-me, the closed panel, the revoked one)');
       if (count('editFile', 'denied') < 1 || count('editFile', 'success') < 1) throw new Error('editFile outcomes missing from the history');
       if (count('shell_execute', 'success') !== 6) throw new Error('not 6 successful commands in the history');
       if (!outcomes.some(([, , by]) => /user \(always\)/.test(by))) throw new Error('the "always" decision is not in the history');
       if (!outcomes.some(([, , by]) => /user \(timed\)/.test(by))) throw new Error('the 15-minute decision is not in the history');
       await panel.locator('#history-filter').selectOption('denied');
-      assertEqual(await rows.count(), 3, 'rows with the denied filter (deny-me, the denied edit, the revoked command)');
+      assertEqual(await rows.count(), 4, 'rows with the denied filter (deny-me, the denied edit, the closed panel, the revoked command)');
     });
   })();
 

@@ -7,12 +7,14 @@ module.exports = {
   SECOND_CARD_WORD: 'second card',
   ALWAYS_WORD: 'always-me',
   TIMED_WORD: 'timed-me',
+  CLOSE_WORD: 'close-the-panel',
   REVOKED_REASON: 'asked again after the revocation',
   NOTES: 'notes.txt',
   NOTES_BEFORE: 'alpha\nbeta\ngamma\ndelta\n',
   EDIT_SCRIPT: 's/beta/BETA (approved)/',
   NOTES_AFTER: 'alpha\nBETA (approved)\ngamma\ndelta\n',
   DENIED_EDIT_SCRIPT: '/gamma/d',
+  EDIT_DENY_REASON: 'keep gamma',
   /** The diff rows the editFile card must show: [kind, old line, new line, sign, text] or [kind, text]. */
   EDIT_ROWS: [
     ['file', '--- a/notes.txt'],

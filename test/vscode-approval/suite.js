@@ -96,7 +96,9 @@ exports.run = async function run() {
   await scenario('Deny on an editFile card leaves the file byte-identical', async () => {
     const before = fs.readFileSync(path.join(ws, shared.NOTES));
     const r = await call('editFile', { file: shared.NOTES, script: shared.DENIED_EDIT_SCRIPT });
-    assert(r.isError && r.structuredContent && r.structuredContent.outcome === 'denied', `outcome ${r.structuredContent && r.structuredContent.outcome}`);
+    const s = r.structuredContent;
+    // The reason proves it was the click (a timeout would deny too, with another message).
+    assert(r.isError && s && s.outcome === 'denied' && s.denial && s.denial.message === shared.EDIT_DENY_REASON, `result ${JSON.stringify(s)}`);
     const after = fs.readFileSync(path.join(ws, shared.NOTES));
     assert(Buffer.compare(before, after) === 0, 'the file changed although the edit was denied');
   });
@@ -118,6 +120,17 @@ exports.run = async function run() {
     assert(s && s.outcome === 'ok' && s.stdout === `${shared.ALWAYS_WORD}\n`, `second call ${JSON.stringify(second.content)}`);
     assert(s.approvalMs === 0 && s.approvedBy === undefined, `the second call waited for approval (approvalMs ${s.approvalMs}, approvedBy ${s.approvedBy})`);
     say(`second identical call took ${Date.now() - t0} ms`);
+  });
+
+  await scenario('closing the panel denies what is pending', async () => {
+    const pending = call('shell_execute', { command: ['echo', shared.CLOSE_WORD] });
+    const tab = await until('the panel to show one pending request', () => vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputWebview && t.label === 'Guarded Shell: 1 pending'), 30000);
+    assert(await vscode.window.tabGroups.close(tab), 'the panel did not close');
+    const r = await pending;
+    const s = r.structuredContent;
+    assert(s && s.outcome === 'denied' && s.denial && s.denial.message === 'The approval panel was closed.', `after closing: ${JSON.stringify(s)}`);
   });
 
   await scenario('"Allow for 15 minutes" lets the next identical call run without a card; Revoke in the history makes it ask again', async () => {

@@ -272,7 +272,9 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
     const file = (kind === 'copy' || kind === 'move' ? change.files[change.files.length - 1] : change.files[0]) ?? 'file';
     const right = this.proposed.put(id, 'proposed', file, change.proposed);
     const left = this.currentSide(id, change.folder, file, change.original);
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${file} ↔ proposed (Guarded Shell)`, { preview: true, viewColumn: vscode.ViewColumn.One });
+    // Another column than the panel's, so the card (and its buttons) stays in view beside the diff.
+    const viewColumn = this.panel?.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${file} ↔ proposed (Guarded Shell)`, { preview: true, viewColumn });
   }
 
   /**

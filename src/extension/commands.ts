@@ -109,6 +109,7 @@ async function openAuditLog(log: vscode.LogOutputChannel): Promise<void> {
 }
 
 async function showPending(approvals: ApprovalQueue): Promise<void> {
+  if (approvals.reveal()) return; // the approval panel lists them all
   const pending = approvals.pending;
   if (pending.length === 0) {
     void vscode.window.showInformationMessage('Guarded Shell: no approval is waiting.');

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { ModalApprovalPresenter } from './approval/modalPresenter';
 import { ApprovalQueue } from './approval/queue';
+import { WebviewApprovalPresenter } from './approval/webview/presenter';
 import { COMMANDS, registerCommands } from './commands';
 import { mcpApiAvailable, registerMcpProvider } from './mcpProvider';
 import { ServerManager } from './serverManager';
@@ -18,10 +18,25 @@ const MCP_API_NOTICE_KEY = 'guardedShell.mcpApiMissingNoticeShown';
 
 export async function activate(context: vscode.ExtensionContext): Promise<GuardedShellTestApi | undefined> {
   const log = vscode.window.createOutputChannel('Guarded Shell', { log: true });
-  const approvals = new ApprovalQueue(new ModalApprovalPresenter());
-  manager = new ServerManager({ serverModule: context.asAbsolutePath('dist/server.js'), log, approvals });
+  // The approval panel: every pending request as a card; history from the servers' audit events.
+  let serverList: ServerManager | undefined;
+  const panel = new WebviewApprovalPresenter({
+    extensionUri: context.extensionUri,
+    log,
+    revoke: async (folderName, key) => (await serverList?.all.find((s) => s.name === folderName)?.revoke(key)) ?? false,
+    folders: () => serverList?.all.map((s) => s.name) ?? [],
+  });
+  const approvals = new ApprovalQueue(panel);
+  manager = new ServerManager({
+    serverModule: context.asAbsolutePath('dist/server.js'),
+    log,
+    approvals,
+    onAudit: (record, folderName) => panel.addAudit(record, folderName),
+    onReady: (folderName) => panel.serverRestarted(folderName),
+  });
   const servers = manager;
-  context.subscriptions.push(log, approvals, servers);
+  serverList = servers;
+  context.subscriptions.push(log, approvals, panel, servers);
   context.subscriptions.push(registerCommands(servers, approvals, log));
   const statusBar = createStatusBar(servers, approvals, COMMANDS.showStatus);
   context.subscriptions.push(statusBar);

@@ -8,6 +8,7 @@ import {
   APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
   type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StartFailedParams, type StatusResult,
 } from '../shared/protocol';
+import { REVOKE, type RevokeParams, type RevokeResult } from '../shared/protocol';
 import { formatAudit } from './auditFormat';
 import type { ApprovalQueue } from './approval/queue';
 import { readFolderSettings } from './settings';
@@ -18,6 +19,10 @@ export interface FolderServerDeps {
   readonly serverModule: string;
   readonly log: vscode.LogOutputChannel;
   readonly approvals: ApprovalQueue;
+  /** Every audit record (already redacted by the server), e.g. for the approval panel's history. */
+  readonly onAudit?: (record: AuditRecord, folderName: string) => void;
+  /** After every (re)start: a new server process remembers no session or 15-minute approvals. */
+  readonly onReady?: (folderName: string) => void;
 }
 
 /** How long the client waits for the server to finish its cleanup (it kills every command tree) on stop. */
@@ -78,6 +83,7 @@ export class FolderServer implements vscode.Disposable {
       this.startError = undefined;
       this.generation++;
       this.setState('running');
+      this.deps.onReady?.(this.folder.name);
     });
     client.onNotification(POLICY, (p: PolicyParams) => {
       if (!this.ready) return;
@@ -87,7 +93,10 @@ export class FolderServer implements vscode.Disposable {
       this.changed.fire();
     });
     client.onNotification(START_FAILED, (p: StartFailedParams) => this.fail(p.message));
-    client.onNotification(AUDIT, (r: AuditRecord) => this.deps.log.info(`[audit ${this.folder.name}] ${formatAudit(r)}`));
+    client.onNotification(AUDIT, (r: AuditRecord) => {
+      this.deps.log.info(`[audit ${this.folder.name}] ${formatAudit(r)}`);
+      this.deps.onAudit?.(r, this.folder.name);
+    });
     client.onRequest(APPROVE, (request: ApprovalRequest, token: vscode.CancellationToken): Promise<ApproveResult> =>
       this.deps.approvals.ask(request, this.folder.name, token),
     );
@@ -134,6 +143,14 @@ export class FolderServer implements vscode.Disposable {
       return;
     }
     await client.sendNotification(SETTINGS, { settings } satisfies SettingsParams);
+  }
+
+  /** Makes the server forget a session or 15-minute approval of this exact command line. */
+  async revoke(key: string): Promise<boolean> {
+    const client = this.client;
+    if (!client || !client.isRunning()) return false;
+    const r = await client.sendRequest<RevokeResult>(REVOKE, { key } satisfies RevokeParams);
+    return r.revoked;
   }
 
   async status(): Promise<StatusResult | undefined> {

@@ -7,6 +7,7 @@ import {
   APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
   type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StatusResult,
 } from '../shared/protocol';
+import { REVOKE, type RevokeParams, type RevokeResult } from '../shared/protocol';
 import { startStandalone, type StandaloneServer } from './standalone';
 
 /**
@@ -119,7 +120,8 @@ function checkedDecision(answer: unknown): ApprovalDecision {
   const a = (answer ?? {}) as Partial<ApprovalDecision>;
   const reason = typeof a.reason === 'string' && a.reason ? a.reason : undefined;
   const by = typeof a.by === 'string' && a.by ? a.by : 'user';
-  const option = a.option === 'once' || a.option === 'session' ? a.option : undefined;
+  // Every option the approver may answer with; run.ts remembers session/timed/always ones (an unknown one counts as once).
+  const option = (['once', 'session', 'timed', 'always', 'all'] as const).find((o) => o === a.option);
   return { approved: a.approved === true, by, ...(reason && { reason }), ...(option && { option }) };
 }
 
@@ -200,6 +202,11 @@ connection.onNotification(SETTINGS, (params: SettingsParams) => {
       settingsGeneration++;
     }
   });
+});
+
+connection.onRequest(REVOKE, (params: RevokeParams): RevokeResult => {
+  const key = typeof params?.key === 'string' ? params.key : '';
+  return { revoked: !!key && (server?.ctx.memory.revoke(key) ?? false) };
 });
 
 connection.onRequest(STATUS, (): StatusResult => {

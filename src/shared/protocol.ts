@@ -65,6 +65,16 @@ export type ApproveResult = ApprovalDecision;
 export const AUDIT = 'guardedShell/audit';
 export type AuditParams = AuditRecord;
 
+/** extension → server request: forget a session or 15-minute approval of this exact command line (approval panel). */
+export const REVOKE = 'guardedShell/revoke';
+export interface RevokeParams {
+  readonly key: string;
+}
+export interface RevokeResult {
+  /** False when the server did not remember it (expired, or forgotten by a restart). */
+  readonly revoked: boolean;
+}
+
 /** extension → server request: the server's current state. */
 export const STATUS = 'guardedShell/status';
 export interface StatusResult {

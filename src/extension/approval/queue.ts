@@ -29,6 +29,13 @@ export class ApprovalQueue implements vscode.Disposable {
     this.presenter = presenter;
   }
 
+  /** Shows the presenter's own view (the approval panel); false when it has none (modal dialogs). */
+  reveal(): boolean {
+    if (!this.presenter.reveal) return false;
+    this.presenter.reveal();
+    return true;
+  }
+
   get pending(): readonly PendingApproval[] {
     return this.entries.map(({ request, folderName, since, showing }) => ({ request, folderName, since, showing }));
   }
@@ -54,6 +61,10 @@ export class ApprovalQueue implements vscode.Disposable {
   }
 
   private async pump(): Promise<void> {
+    if (this.presenter.concurrent) {
+      for (const e of this.entries) if (!e.showing) void this.presentOne(e);
+      return;
+    }
     if (this.busy) return;
     this.busy = true;
     try {
@@ -71,6 +82,18 @@ export class ApprovalQueue implements vscode.Disposable {
     } finally {
       this.busy = false;
     }
+  }
+
+  private async presentOne(entry: Entry): Promise<void> {
+    entry.showing = true;
+    this.changed.fire();
+    let decision: ApprovalDecision;
+    try {
+      decision = await this.presenter.present(entry.request, entry.folderName, entry.token);
+    } catch (e) {
+      decision = { approved: false, by: 'error', reason: `The approval panel failed: ${(e as Error).message}` };
+    }
+    this.settle(entry, decision);
   }
 
   /** Denies everything still waiting (the extension is going away). */

@@ -1,3 +1,4 @@
+import type { AuditLog } from './audit';
 import type { ErrorCode } from './errors';
 import type { Verdict } from './verdict';
 
@@ -73,7 +74,15 @@ export const unavailableApprover: Approver = {
 
 export type GateOutcome =
   | { readonly allowed: true; readonly approvedBy?: string; readonly option?: ApprovalOption; readonly waitedMs: number }
-  | { readonly allowed: false; readonly code: ErrorCode; readonly reason: string; readonly rule: string; readonly waitedMs: number };
+  | {
+      readonly allowed: false;
+      readonly code: ErrorCode;
+      readonly reason: string;
+      readonly rule: string;
+      readonly waitedMs: number;
+      /** Who said no, when an approver was asked (absent for a plain deny verdict). */
+      readonly deniedBy?: string;
+    };
 
 /**
  * Turns a verdict into go / no-go: deny stops, allow passes, ask waits for the approver. The request is built
@@ -96,7 +105,7 @@ export async function gate(
   }
   const waitedMs = Date.now() - started;
   // A call cancelled while its card was open must not run because someone clicked Approve a moment later.
-  if (signal?.aborted) return { allowed: false, code: 'APPROVAL_DENIED', reason: 'The request was cancelled while waiting for approval.', rule: verdict.rule, waitedMs };
+  if (signal?.aborted) return { allowed: false, code: 'APPROVAL_DENIED', reason: 'The request was cancelled while waiting for approval.', rule: verdict.rule, waitedMs, deniedBy: 'cancelled' };
   if (decision.approved) return { allowed: true, approvedBy: decision.by, ...(decision.option && { option: decision.option }), waitedMs };
   const code: ErrorCode = decision.by === 'unavailable' ? 'APPROVAL_UNAVAILABLE' : 'APPROVAL_DENIED';
   const reason = decision.reason
@@ -104,5 +113,24 @@ export async function gate(
     : decision.by === 'timeout'
       ? 'Nobody approved the request in time.'
       : 'The request was denied.';
-  return { allowed: false, code, reason, rule: verdict.rule, waitedMs };
+  return { allowed: false, code, reason, rule: verdict.rule, waitedMs, deniedBy: decision.by };
+}
+
+/**
+ * One audit event per decision an approver made (approved or denied: who decided, which option, how long it
+ * took). Nothing is recorded when nobody was asked (a plain allow or deny verdict).
+ */
+export function recordDecision(audit: AuditLog, tool: string, requestId: string, gated: GateOutcome, subject: Record<string, unknown>): void {
+  const decidedBy = gated.allowed ? gated.approvedBy : gated.deniedBy;
+  if (decidedBy === undefined) return;
+  audit.record({
+    event: 'approval_audit',
+    tool,
+    request_id: requestId,
+    result_type: gated.allowed ? 'approved' : 'approval_denied',
+    decided_by: decidedBy,
+    ...(gated.allowed ? { option: gated.option ?? 'once' } : { rejection_reason: gated.reason }),
+    approval_ms: gated.waitedMs,
+    ...subject,
+  });
 }

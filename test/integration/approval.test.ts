@@ -59,7 +59,8 @@ describe('remembered approvals', () => {
   function deps(decide: (r: ApprovalRequest) => ApprovalDecision) {
     const asked: ApprovalRequest[] = [];
     const approver: Approver = { kind: 'test', approve: async (r) => (asked.push(r), decide(r)) };
-    const audit = new AuditLog([memorySink()]);
+    const sink = memorySink();
+    const audit = new AuditLog([sink]);
     const d: CommandDeps = {
       policy: () => parsePolicy({ root: workspace(), allowCommands: ['echo'], mode: 'confirm' }),
       executor: createExecutor({ concurrency: 2 }),
@@ -68,8 +69,22 @@ describe('remembered approvals', () => {
       isolation: () => ({ kind: 'none' }),
       memory: new ApprovalMemory(),
     };
-    return { d, asked };
+    return { d, asked, records: sink.records };
   }
+
+  it('audits every decision, approvals and denials alike, with who decided and the option', async () => {
+    let answer: ApprovalDecision = { approved: true, by: 'user', option: 'timed' };
+    const { d, records } = deps(() => answer);
+    await runCommand({ command: ['echo', 'one'] }, d, { tool: 'shell_execute' });
+    answer = { approved: false, by: 'user', reason: 'no thanks' };
+    const denied = await runCommand({ command: ['echo', 'two'] }, d, { tool: 'shell_execute' });
+    expect(denied.denial).toMatchObject({ code: 'APPROVAL_DENIED', message: 'no thanks' });
+    const decisions = records.filter((r) => r.event === 'approval_audit');
+    expect(decisions).toEqual([
+      expect.objectContaining({ result_type: 'approved', decided_by: 'user', option: 'timed', command: 'echo one' }),
+      expect.objectContaining({ result_type: 'approval_denied', decided_by: 'user', rejection_reason: 'no thanks', command: 'echo two' }),
+    ]);
+  });
 
   it('"allow for this session" lets the same exact command run again without asking, and only that command', async () => {
     const { d, asked } = deps(() => ({ approved: true, by: 'user', option: 'session' }));

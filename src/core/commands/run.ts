@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gate, type ApprovalOption, type Approver, type ApprovalRequest } from '../approval';
+import { gate, recordDecision, type ApprovalOption, type Approver, type ApprovalRequest } from '../approval';
 import type { ApprovalMemory } from '../approvalMemory';
 import type { AuditLog, ResultType } from '../audit';
 import { isToolError, type ErrorCode } from '../errors';
@@ -94,14 +94,12 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
 
   const gated = await gate(verdict, deps.approver(), () => approvalRequest(requestId, call.tool, decision, request, isolation.kind), call.signal);
   const base = auditBase(call.tool, requestId, request, decision, policy, isolation.kind);
+  recordDecision(deps.audit, call.tool, requestId, gated, { command: decision.key });
   if (!gated.allowed) {
     deps.audit.record({ ...base, result_type: 'rejected', rejection_reason: gated.reason, error_code: gated.code, rule: gated.rule, approval_ms: gated.waitedMs });
     return denied(gated.code, gated.reason, gated.rule, isolation.kind, gated.waitedMs);
   }
-  if (gated.approvedBy) {
-    deps.audit.record({ event: 'approval_audit', tool: call.tool, request_id: requestId, result_type: 'approved', decided_by: gated.approvedBy, option: gated.option ?? 'once', approval_ms: gated.waitedMs, command: decision.key });
-    rememberApproval(deps.memory, decision.key, gated.option);
-  }
+  if (gated.approvedBy) rememberApproval(deps.memory, decision.key, gated.option);
 
   const plan = decision.plan!;
   const stages = plan.parsed.stages.map((argv) => {

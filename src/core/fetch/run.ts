@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gate } from '../approval';
+import { gate, recordDecision } from '../approval';
 import type { ResultType } from '../audit';
 import { isToolError, type ErrorCode } from '../errors';
 import type { Policy } from '../policy';
@@ -80,6 +80,7 @@ export async function runFetch(deps: FileDeps, call: FileCall, input: FetchInput
 
   const verdict = decideFetch(policy);
   const gated = await gate(verdict, deps.approver(), () => ({ id: requestId, tool: call.tool, rule: verdict.rule, reason: verdict.kind === 'ask' ? verdict.reason : '', key: `${call.tool} ${input.url}`, fetch: { url: input.url } }), call.signal);
+  recordDecision(deps.audit, call.tool, requestId, gated, { url: input.url });
   if (!gated.allowed) {
     const r: FetchResult = { outcome: 'denied', message: gated.reason, url: input.url, denial: { code: gated.code, message: gated.reason, rule: gated.rule } };
     audit(r, 'approval_denied', gated.rule, { approval_ms: gated.waitedMs });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gate, type ApprovalRequest, type ChangeKind } from '../approval';
+import { gate, recordDecision, type ApprovalRequest, type ChangeKind } from '../approval';
 import type { ResultType } from '../audit';
 import { isToolError, type ErrorCode } from '../errors';
 import type { ResolvedPath } from '../paths/confine';
@@ -95,13 +95,11 @@ export async function runFileChange(deps: FileDeps, call: FileCall, plan: () => 
     },
   });
   const gated = preview.unchanged ? ({ allowed: true, waitedMs: 0 } as const) : await gate(verdict, deps.approver(), request, call.signal);
+  recordDecision(deps.audit, call.tool, requestId, gated, { files });
   if (!gated.allowed) {
     const r = { ...denied(gated.code, gated.reason, gated.rule, files), ...(preview.diff !== undefined && { diff: preview.diff }) };
     audit(r, gated.code === 'APPROVAL_DENIED' || gated.code === 'APPROVAL_UNAVAILABLE' ? 'approval_denied' : 'rejected', { approval_ms: gated.waitedMs });
     return r;
-  }
-  if (gated.approvedBy) {
-    deps.audit.record({ event: 'approval_audit', tool: call.tool, request_id: requestId, result_type: 'approved', decided_by: gated.approvedBy, approval_ms: gated.waitedMs, files });
   }
 
   try {

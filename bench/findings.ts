@@ -21,7 +21,8 @@ export function findings(sections: readonly SectionResult[]): string[] {
         `${name}: p50 ${t.call.p50.toFixed(2)} ms vs bare spawn ${base.toFixed(2)} ms = ${r.toFixed(2)}x, ${verdict}. ` +
           `Of the ${added.toFixed(2)} ms added: the MCP round trip with no tool (ping) is ${protocol.toFixed(2)} ms; ` +
           `the tool path without a process (zod, decide, audit, result; denied call minus ping) ${toolPath.toFixed(2)} ms; ` +
-          `the executor's own time is ${t.serverExec.p50.toFixed(2)} ms against ${base.toFixed(2)} ms for a bare spawn (${execExtra >= 0 ? '+' : ''}${execExtra.toFixed(2)} ms).`,
+          `the executor's own time is ${t.serverExec.p50.toFixed(2)} ms against ${base.toFixed(2)} ms for a bare spawn (${execExtra >= 0 ? '+' : ''}${execExtra.toFixed(2)} ms, whole-ms resolution); ` +
+          `the rest, ${(added - protocol - toolPath - execExtra).toFixed(2)} ms, is hand-offs between processes (client → server → child → server → client wake-ups, each a scheduling delay on a busy machine) and result building.`,
       );
     }
   }
@@ -31,7 +32,10 @@ export function findings(sections: readonly SectionResult[]): string[] {
       .slice(0, 4)
       .map(([k, v]) => `${k} ${((v / prof.busyMs!) * 100).toFixed(0)}%`)
       .join(', ');
-    out.push(`Server CPU per call ${(prof.cpuMs / prof.calls).toFixed(2)} ms (kernel-measured); largest shares of its profile: ${top}.`);
+    out.push(
+      `Server CPU per call ${(prof.cpuMs / prof.calls).toFixed(2)} ms (kernel-measured, including the profiler's own sampling thread); largest shares of its profile: ${top}. ` +
+        '"child_process" is almost all ChildProcess.spawn itself (libuv forks and waits for the exec synchronously): the same cost the bare-spawn baseline pays.',
+    );
   }
   return out;
 }

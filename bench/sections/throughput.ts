@@ -10,19 +10,29 @@ import { ratio, round, timeParallel } from '../stats';
  */
 export async function throughput(total: number, limits: readonly number[] = [1, 2, 4, 8]): Promise<SectionResult> {
   const IN_FLIGHT = 8;
+  const SLICES = 4;
   const rows: Row[] = [];
   const data: Record<string, unknown> = { total, inFlight: IN_FLIGHT };
   for (const limit of limits) {
-    const base = await timeParallel(total, Math.min(IN_FLIGHT, limit), () => bareEcho());
     const server = await startHttp(['--concurrency', String(limit)]);
     try {
       const one = await httpClient(server.url);
       for (let i = 0; i < 10; i++) await echoHello(one);
-      const oneSession = await timeParallel(total, IN_FLIGHT, () => echoHello(one).then(() => undefined));
       const many: Client[] = [];
       for (let i = 0; i < IN_FLIGHT; i++) many.push(await httpClient(server.url));
       for (const c of many) await echoHello(c);
-      const eightSessions = await timeParallel(total, IN_FLIGHT, (_i, lane) => echoHello(many[lane]!).then(() => undefined));
+      // Four slices of each, alternating, so a change in the machine's load hits all three alike.
+      const slice = Math.max(8, Math.round(total / SLICES));
+      const spent = { base: 0, one: 0, eight: 0 };
+      for (let k = 0; k < SLICES; k++) {
+        spent.base += slice / (await timeParallel(slice, Math.min(IN_FLIGHT, limit), () => bareEcho()));
+        spent.one += slice / (await timeParallel(slice, IN_FLIGHT, () => echoHello(one).then(() => undefined)));
+        spent.eight += slice / (await timeParallel(slice, IN_FLIGHT, (_i, lane) => echoHello(many[lane]!).then(() => undefined)));
+      }
+      const calls = slice * SLICES;
+      const base = calls / spent.base;
+      const oneSession = calls / spent.one;
+      const eightSessions = calls / spent.eight;
       await Promise.all([one, ...many].map((c) => c.close()));
       rows.push({ measurement: `concurrency ${limit}: 8 in flight, 1 session`, result: `${oneSession.toFixed(0)} calls/s`, baseline: `spawn x${Math.min(IN_FLIGHT, limit)}: ${base.toFixed(0)}/s`, ratio: `${ratio(oneSession, base)} of baseline` });
       rows.push({ measurement: `concurrency ${limit}: 8 in flight, 8 sessions`, result: `${eightSessions.toFixed(0)} calls/s`, baseline: '', ratio: `${ratio(eightSessions, base)} of baseline` });
@@ -36,6 +46,6 @@ export async function throughput(total: number, limits: readonly number[] = [1, 
     title: 'Throughput: `echo hello`, 8 calls in flight',
     rows,
     data,
-    notes: [`${total} calls per measurement over Streamable HTTP. Ratio = server calls/s ÷ bare-spawn calls/s (higher is better; 1.00x = no overhead). On 2 cores, more than 2 concurrent spawns gain little.`],
+    notes: [`${total} calls per measurement over Streamable HTTP, in 4 alternating slices (baseline, 1 session, 8 sessions, repeated). Ratio = server calls/s ÷ bare-spawn calls/s (higher is better; 1.00x = no overhead). On 2 cores, more than 2 concurrent spawns gain little.`],
   };
 }

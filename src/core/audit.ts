@@ -146,6 +146,8 @@ export class AuditLog {
     this.sinks.push(sink);
   }
   record(event: AuditEvent): AuditRecord {
+    // Nobody listens (--quiet, no file, no host): skip the redaction work on this hot path.
+    if (this.sinks.length === 0) return { timestamp: '', ...event } as AuditRecord;
     const record = { timestamp: new Date().toISOString(), ...(redactDeep(event) as AuditEvent) } as AuditRecord;
     for (const sink of this.sinks) {
       try {

@@ -49,7 +49,7 @@ export async function startServer(args: readonly string[], env: NodeJS.ProcessEn
     stdout: () => out,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
-        if (proc.exitCode !== null) return resolve(proc.exitCode);
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve(proc.exitCode);
         proc.once('exit', (code) => resolve(code));
         proc.kill(signal);
       }),

@@ -82,6 +82,12 @@ export const PolicySchema = z
     protectedPaths: z.array(z.string().min(1)).default([]),
     /** Absolute paths the server itself writes (config, audit log): never writable through a tool. */
     ownFiles: z.array(z.string().min(1)).default([]),
+    /** Paths made invisible inside the sandbox (absolute, `~/…`, or relative to the root), e.g. `~/.config/app`. */
+    sandboxHiddenPaths: z.array(z.string().min(1)).default([]),
+    /** Paths made read-only inside the sandbox (relative to the root or absolute), e.g. `deploy/`. */
+    sandboxReadOnlyPaths: z.array(z.string().min(1)).default([]),
+    /** Let sandboxed commands write the workspace's `.git` (commits, branches); read-only by default. */
+    allowGitWrites: z.boolean().default(false),
     /** Seconds to wait for a person's decision before the request is denied. */
     approvalTimeoutSeconds: z.number().positive().default(300),
     fetch: FetchPolicySchema.default(FetchPolicySchema.parse({})),

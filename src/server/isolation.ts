@@ -1,3 +1,6 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { expandHome } from '../core/config/configFile';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
 import type { Policy } from '../core/policy';
@@ -15,8 +18,20 @@ export function probeOnce(): Promise<IsolationProbe> {
  * policy changes, so switching to readOnly makes the workspace read-only in the kernel at once.
  */
 export function isolationFor(policy: Policy, probe: IsolationProbe): IsolationState {
-  // The server's own config and audit files stay read-only in the kernel too, not only for the file tools.
-  return isolationState(selectSandbox(policy.isolation, probe), { root: policy.root, mode: policy.mode, network: policy.network, readOnlyPaths: policy.ownFiles });
+  return isolationState(selectSandbox(policy.isolation, probe), {
+    root: policy.root,
+    mode: policy.mode,
+    network: policy.network,
+    hiddenPaths: policy.sandboxHiddenPaths.map((p) => sandboxPath(policy.root, p)),
+    // The server's own config and audit files stay read-only in the kernel too, not only for the file tools.
+    readOnlyPaths: [...policy.ownFiles, ...policy.sandboxReadOnlyPaths.map((p) => sandboxPath(policy.root, p))],
+    allowGitWrites: policy.allowGitWrites,
+  });
+}
+
+/** `~/x` is below the home directory, a relative path below the workspace root, an absolute path stays. */
+export function sandboxPath(root: string, p: string, home = os.homedir()): string {
+  return path.resolve(root, expandHome(p, home));
 }
 
 export async function resolveIsolation(policy: Policy): Promise<{ probe: IsolationProbe; state: IsolationState }> {

@@ -56,3 +56,48 @@ describe('standalone server with --isolation required (real bubblewrap)', () => 
     expect(pidsWithCmdline(['sleep', secs])).toEqual([]);
   });
 });
+
+describe('sandbox paths configured on the command line (real bubblewrap)', () => {
+  let ws: string;
+  let secretDir: string;
+  let server: RunningServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-sbx-paths-')));
+    secretDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-sbx-secret-')));
+    fs.writeFileSync(path.join(secretDir, 'token.txt'), 'top secret');
+    fs.mkdirSync(path.join(ws, 'deploy'));
+    fs.mkdirSync(path.join(ws, '.git'));
+    server = await startServer(['--cwd', ws, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--allow', 'touch', 'cat',
+      '--hide', secretDir, '--read-only', 'deploy']);
+    client = await httpClient(server.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+  const run = async (command: string[]) => structured(await client.callTool({ name: 'shell_execute', arguments: { command } }));
+
+  it('stops a command from reading a path hidden with --hide', async () => {
+    const s = await run(['cat', path.join(secretDir, 'token.txt')]);
+    expect(s.outcome).toBe('failed');
+    expect(s.stdout).not.toContain('top secret');
+  });
+
+  it('stops a command from writing a folder made read-only with --read-only', async () => {
+    const s = await run(['touch', 'deploy/planted']);
+    expect(s.outcome).toBe('failed');
+    expect(fs.existsSync(path.join(ws, 'deploy', 'planted'))).toBe(false);
+  });
+
+  it('stops a command from planting a git hook: .git is read-only without --allow-git-writes', async () => {
+    const s = await run(['touch', '.git/pre-commit']);
+    expect(s.outcome).toBe('failed');
+    expect(fs.existsSync(path.join(ws, '.git', 'pre-commit'))).toBe(false);
+  });
+
+  it('still lets commands write elsewhere in the workspace', async () => {
+    expect((await run(['touch', 'fine.txt'])).outcome).toBe('ok');
+  });
+});

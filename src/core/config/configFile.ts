@@ -39,6 +39,9 @@ const ConfigFileSchema = z
     protectedPaths: strings,
     autoApprove: strings,
     approvalTimeout: z.number(),
+    hiddenPaths: strings,
+    readOnlyPaths: strings,
+    allowGitWrites: z.boolean(),
     fetch: z
       .object({
         allowLoopback: z.boolean(),
@@ -92,6 +95,9 @@ export function parseConfigFile(text: string, source: string): SettingsLayer {
     protectedPaths: c.protectedPaths,
     autoApprove: c.autoApprove,
     approvalTimeoutSeconds: c.approvalTimeout,
+    sandboxHiddenPaths: c.hiddenPaths?.map((p) => expandHome(p)),
+    sandboxReadOnlyPaths: c.readOnlyPaths,
+    allowGitWrites: c.allowGitWrites,
     fetch: c.fetch,
     configFile: path.resolve(source),
   };

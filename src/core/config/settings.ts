@@ -34,6 +34,9 @@ export interface SettingsLayer {
   protectedPaths?: string[];
   autoApprove?: string[];
   approvalTimeoutSeconds?: number;
+  sandboxHiddenPaths?: string[];
+  sandboxReadOnlyPaths?: string[];
+  allowGitWrites?: boolean;
   fetch?: Partial<FetchPolicy>;
   /** Path of the config file that was read (its own file becomes protected). */
   configFile?: string;
@@ -86,7 +89,7 @@ export function resolveSettings(layers: readonly SettingsLayer[], processCwd: st
     root,
     allowCommands: noAllowlist ? [...DEFAULT_ALLOW_COMMANDS] : (merged.allowCommands ?? []),
     allowPatterns: merged.allowPatterns ?? [],
-    ...pick(merged, ['mode', 'isolation', 'network', 'defaultTimeoutSeconds', 'maxTimeoutSeconds', 'outputLimitBytes', 'concurrency', 'childEnvAllowlist', 'safePath', 'disableTools', 'editDeleteBackup', 'protectedPaths', 'autoApprove', 'approvalTimeoutSeconds', 'fetch']),
+    ...pick(merged, ['mode', 'isolation', 'network', 'defaultTimeoutSeconds', 'maxTimeoutSeconds', 'outputLimitBytes', 'concurrency', 'childEnvAllowlist', 'safePath', 'disableTools', 'editDeleteBackup', 'protectedPaths', 'autoApprove', 'approvalTimeoutSeconds', 'fetch', 'sandboxHiddenPaths', 'sandboxReadOnlyPaths', 'allowGitWrites']),
     ownFiles: ownFiles.map((f) => realIfExists(path.resolve(processCwd, f))),
   });
   return { policy, server: parsedServer.data };

@@ -23,7 +23,7 @@ export interface InspectedSetting {
 export const VSCODE_SETTING_KEYS = [
   'mode', 'isolation', 'network', 'timeout.default', 'timeout.max', 'concurrency', 'outputLimitBytes',
   'allowCommands', 'allowPatterns', 'autoApprove', 'disableTools', 'protectedPaths', 'childEnvAllowlist',
-  'auditLog', 'approvalTimeout',
+  'auditLog', 'approvalTimeout', 'sandbox.hiddenPaths', 'sandbox.readOnlyPaths', 'sandbox.allowGitWrites',
 ] as const;
 export type VscodeSettingKey = (typeof VSCODE_SETTING_KEYS)[number];
 
@@ -183,10 +183,23 @@ export function settingsFromVscode(inspected: InspectedSettings): VscodeSettings
   userOnly('childEnvAllowlist', 'childEnvAllowlist', 'environment passed to commands');
 
   // Lists that only ever tighten: user and workspace values are combined.
-  for (const [key, field] of [['disableTools', 'disableTools'], ['protectedPaths', 'protectedPaths']] as const) {
+  for (const [key, field] of [
+    ['disableTools', 'disableTools'],
+    ['protectedPaths', 'protectedPaths'],
+    ['sandbox.hiddenPaths', 'sandboxHiddenPaths'],
+    ['sandbox.readOnlyPaths', 'sandboxReadOnlyPaths'],
+  ] as const) {
     const read = list(key, field);
     const all = [...(user(key, read) ?? []), ...workspace(key, read).flatMap((w) => w.value)];
     if (all.length) layer[field] = [...new Set(all)];
+  }
+
+  // Git writes inside the sandbox loosen it: user scope only (a workspace may still keep them off).
+  const gitWrites = user('sandbox.allowGitWrites', single<boolean>('sandbox.allowGitWrites', (v) => (typeof v === 'boolean' ? undefined : 'must be true or false')));
+  if (gitWrites !== undefined) layer.allowGitWrites = gitWrites;
+  for (const { scope, value } of workspace('sandbox.allowGitWrites', (raw) => raw)) {
+    if (value === true && gitWrites !== true) ignore('sandbox.allowGitWrites', scope, value, 'lets commands write .git (hooks run code later): read from user settings only');
+    else if (value === false) layer.allowGitWrites = false;
   }
 
   // The audit log path: a workspace choosing where the server writes is a write outside the policy.

@@ -12,16 +12,25 @@ describe('standalone server with --isolation required (real bubblewrap)', () => 
   let server: RunningServer;
   let client: Client;
   const outsideName = `gs-sandbox-escape-${process.pid}-${Date.now()}`;
+  // The sandbox hides /tmp and the home directory, where a checkout may live: the fixture must be visible inside,
+  // so it is copied to a folder the sandbox shows read-only.
+  let fixtureDir: string;
+  let spawnTree: string;
 
   beforeAll(async () => {
     ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-sbx-')));
-    server = await startServer(['--cwd', ws, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--allow', 'touch', 'cat', 'echo', 'ls', `${FIXTURE_BIN}/spawn-tree`]);
+    fixtureDir = fs.mkdtempSync('/var/tmp/gs-sbx-fixture-');
+    spawnTree = path.join(fixtureDir, 'spawn-tree');
+    fs.copyFileSync(path.join(FIXTURE_BIN, 'spawn-tree'), spawnTree);
+    fs.chmodSync(spawnTree, 0o755);
+    server = await startServer(['--cwd', ws, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--allow', 'touch', 'cat', 'echo', 'ls', spawnTree]);
     client = await httpClient(server.url);
   });
   afterAll(async () => {
     await client?.close();
     await server?.stop();
     fs.rmSync(path.join('/var/tmp', outsideName), { force: true });
+    fs.rmSync(fixtureDir, { recursive: true, force: true });
   });
 
   const run = async (command: string[], extra: Record<string, unknown> = {}) =>
@@ -51,7 +60,7 @@ describe('standalone server with --isolation required (real bubblewrap)', () => 
 
   it('kills the whole tree inside the sandbox at the timeout', async () => {
     const secs = uniqueSeconds();
-    const s = await run([`${FIXTURE_BIN}/spawn-tree`, secs], { timeout: 1 });
+    const s = await run([spawnTree, secs], { timeout: 1 });
     expect(s.outcome).toBe('timeout');
     expect(pidsWithCmdline(['sleep', secs])).toEqual([]);
   });

@@ -17,6 +17,11 @@ export interface HttpServerOptions {
   readonly transport: 'http' | 'sse';
   /** Largest request body accepted; larger ones get 413 and the server keeps serving. */
   readonly maxBodyBytes?: number;
+  /**
+   * A Streamable HTTP session with no request for this long is closed (clients that vanish without DELETE would
+   * otherwise keep their server objects forever). Default 30 minutes.
+   */
+  readonly sessionIdleMs?: number;
 }
 
 export interface RunningHttpServer {
@@ -29,11 +34,15 @@ export interface RunningHttpServer {
 interface Session {
   readonly transport: Transport;
   readonly close: () => void;
+  /** When the last request of this session ended (or started), and how many are in flight. */
+  lastSeen: number;
+  inFlight: number;
 }
 
 type ServerFactory = () => { server: McpServer; dispose: () => void };
 
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 
 /**
  * Streamable HTTP at /mcp (or legacy SSE at /sse + /messages) on one port, behind three gates in this order:
@@ -83,6 +92,7 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
       const session = sessions.get(sessionId);
       if (!session) return jsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize.');
       cancelOnDisconnect(req, res, session.transport, body);
+      track(session, res);
       return (session.transport as StreamableHTTPServerTransport).handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -92,7 +102,7 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => void transport.close() });
+        sessions.set(id, { transport, close: () => void transport.close(), lastSeen: Date.now(), inFlight: 0 });
       },
     });
     transport.onclose = () => {
@@ -108,7 +118,7 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
     if (req.method === 'GET' && url.pathname === '/sse') {
       const { server, dispose } = factory();
       const transport = new SSEServerTransport('/messages', res);
-      sessions.set(transport.sessionId, { transport, close: () => void transport.close() });
+      sessions.set(transport.sessionId, { transport, close: () => void transport.close(), lastSeen: Date.now(), inFlight: 1 });
       res.on('close', () => {
         sessions.delete(transport.sessionId);
         dispose();
@@ -120,12 +130,35 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
     if (req.method === 'POST' && url.pathname === '/messages') {
       const session = sessions.get(url.searchParams.get('sessionId') ?? '');
       if (!session) return reject(res, 404, 'Unknown SSE session.');
+      session.lastSeen = Date.now();
       const read = await readJson(req, maxBody);
       if (!read.ok) return jsonRpcError(res, read.status, read.code, read.message);
       return (session.transport as SSEServerTransport).handlePostMessage(req, res, read.value);
     }
     return reject(res, 404, 'The SSE endpoints are GET /sse and POST /messages.');
   }
+
+  /** A request keeps its session alive while it runs (a long command is not idleness). */
+  function track(session: Session, res: http.ServerResponse): void {
+    session.inFlight++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session.inFlight--;
+      session.lastSeen = Date.now();
+    });
+  }
+
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) {
+      if (s.inFlight === 0 && now - s.lastSeen > idleMs) {
+        sessions.delete(id);
+        s.close();
+      }
+    }
+  }, Math.min(60_000, Math.max(1_000, Math.floor(idleMs / 2))));
+  sweeper.unref();
 
   const server = http.createServer((req, res) => {
     handler(req, res).catch((e) => {
@@ -146,6 +179,7 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
     port,
     sessions: () => sessions.size,
     close: async () => {
+      clearInterval(sweeper);
       for (const s of sessions.values()) s.close();
       sessions.clear();
       server.closeAllConnections();

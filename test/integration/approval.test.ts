@@ -110,3 +110,21 @@ describe('remembered approvals', () => {
     expect(asked).toHaveLength(2);
   });
 });
+
+describe('a sandbox that cannot confine a call', () => {
+  it('stops the command instead of running it unsandboxed', async () => {
+    const records = memorySink();
+    const root = workspace();
+    const d: CommandDeps = {
+      policy: () => parsePolicy({ root, allowCommands: ['echo'] }),
+      executor: createExecutor({ concurrency: 1 }),
+      approver: () => ({ kind: 'none', approve: async () => ({ approved: false, by: 'unavailable' }) }),
+      audit: new AuditLog([records]),
+      isolation: () => ({ kind: 'bwrap', wrap: () => { throw new Error('the workspace root cannot be "/"'); } }),
+    };
+    const r = await runCommand({ command: ['echo', 'x'] }, d, { tool: 'shell_execute' });
+    expect(r.outcome).toBe('denied');
+    expect(r.denial).toMatchObject({ code: 'ISOLATION_UNAVAILABLE', rule: 'isolation.wrap-failed' });
+    expect(records.records.at(-1)).toMatchObject({ result_type: 'rejected', rule: 'isolation.wrap-failed' });
+  });
+});

@@ -4,7 +4,7 @@ import type { ApprovalMemory } from '../approvalMemory';
 import type { AuditLog, ResultType } from '../audit';
 import { isToolError, type ErrorCode } from '../errors';
 import { buildChildEnv } from '../exec/env';
-import type { ExecOutcome, ExecProgress, Executor, ExecResult } from '../exec/types';
+import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
@@ -102,11 +102,20 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
   if (gated.approvedBy) rememberApproval(deps.memory, decision.key, gated.option);
 
   const plan = decision.plan!;
-  const stages = plan.parsed.stages.map((argv) => {
-    const prepared = prepareArgv(argv);
-    const stage = { file: prepared[0]!, args: prepared.slice(1) };
-    return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : stage;
-  });
+  let stages: ExecStage[];
+  try {
+    stages = plan.parsed.stages.map((argv) => {
+      const prepared = prepareArgv(argv);
+      const stage = { file: prepared[0]!, args: prepared.slice(1) };
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : stage;
+    });
+  } catch (e) {
+    // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
+    const code = isToolError(e) ? e.code : 'ISOLATION_UNAVAILABLE';
+    const message = `The command cannot be sandboxed: ${(e as Error).message}`;
+    deps.audit.record({ ...base, result_type: 'rejected', rejection_reason: message, error_code: code, rule: 'isolation.wrap-failed', approval_ms: gated.waitedMs });
+    return denied(code, message, 'isolation.wrap-failed', isolation.kind, gated.waitedMs);
+  }
   const result: ExecResult = await deps.executor.run({
     stages,
     cwd: plan.cwd.real,

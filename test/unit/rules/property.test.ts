@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAMILY_RULES, judgeCommand } from '../../../src/core/commands/rules';
+import { mulberry32 } from '../../helpers/prng';
 
 /**
  * Property-style tests: thousands of generated argv per family (deterministic, seeded). Every argv is built
@@ -9,18 +10,6 @@ import { FAMILY_RULES, judgeCommand } from '../../../src/core/commands/rules';
  *  2. every argv with a forbidden option in a form the program accepts is denied.
  */
 
-/** mulberry32: a tiny deterministic PRNG (no extra package). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Unit = readonly string[];
 interface Gen {
   readonly rnd: () => number;
@@ -29,7 +18,7 @@ interface Gen {
   units(pool: readonly Unit[], max: number): string[][];
 }
 function gen(seed: number): Gen {
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   const int = (n: number) => Math.floor(rnd() * n);
   const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)]!;
   return { rnd, int, pick, units: (pool, max) => Array.from({ length: int(max + 1) }, () => [...pick(pool)]) };

@@ -3,8 +3,7 @@ import * as path from 'node:path';
 import { SourceMap } from 'node:module';
 import type { Row, SectionResult } from '../report';
 import { echoHello, httpClient, serverArgs } from '../server';
-import { spawn } from 'node:child_process';
-import { CLI } from '../../test/helpers/serverProcess';
+import { startServer } from '../../test/helpers/serverProcess';
 import { round } from '../stats';
 
 interface ProfileNode {
@@ -58,19 +57,21 @@ export async function profile(repo: string, calls: number): Promise<SectionResul
   const dir = path.join(repo, '.bench', 'profile');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const server = await startProfiled(['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200'], serverArgs());
+  const server = await startServer(serverArgs(), {}, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200'] });
+  const pid = server.proc.pid!;
   const client = await httpClient(server.url);
   for (let i = 0; i < 30; i++) await echoHello(client);
   // V8's profile timestamps and process.hrtime are both CLOCK_MONOTONIC (µs / ns): only the loop is counted.
   const fromUs = Number(process.hrtime.bigint() / 1000n);
-  const cpu0 = cpuMs(server.pid);
+  const cpu0 = cpuMs(pid);
   const t = performance.now();
   for (let i = 0; i < calls; i++) await echoHello(client);
   const wall = performance.now() - t;
-  const cpu = cpuMs(server.pid) - cpu0;
+  const cpu = cpuMs(pid) - cpu0;
   const toUs = Number(process.hrtime.bigint() / 1000n);
   await client.close();
-  await server.stop();
+  // SIGTERM: the CLI shuts down and calls process.exit, which is when node writes the profile.
+  await server.stop('SIGTERM');
   const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) {
     return { id: 'profile', title: 'Where the time goes (server CPU profile)', rows: [], data: { skipped: 'no profile written' }, notes: ['skipped: the server wrote no .cpuprofile'] };
@@ -109,40 +110,6 @@ export async function profile(repo: string, calls: number): Promise<SectionResul
     rows,
     data: { calls, wallMs: round(wall), cpuMs: round(cpu), samples: counted, busyMs: round(busy), byCategoryMs: Object.fromEntries(sorted.map(([k, v]) => [k, round(v)])), profile: path.relative(repo, path.join(dir, file)) },
     notes: [`node --cpu-prof (200 µs sampling) of the server, only the ${calls} measured calls (${counted} samples); frames of dist/cli.js attributed to their sources through its source map. The ms/call column splits the kernel-measured CPU time by sample share. The server also spends time the profile cannot see: the kernel's fork/exec/wait on its behalf counts as its stime.`],
-  };
-}
-
-/** Like test/helpers' startServer, with node flags in front (--cpu-prof is refused in NODE_OPTIONS). */
-async function startProfiled(nodeFlags: readonly string[], args: readonly string[]): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const proc = spawn(process.execPath, [...nodeFlags, CLI, '--port', '0', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`profiled server did not start: ${err}`)), 15_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /MCP endpoint (\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`profiled server exited with ${code}: ${err}`));
-    });
-  });
-  return {
-    url,
-    pid: proc.pid!,
-    // SIGTERM: the CLI shuts down and calls process.exit, which is when node writes the profile.
-    stop: () => new Promise<void>((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
-    }),
   };
 }
 

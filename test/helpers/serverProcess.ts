@@ -18,9 +18,17 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface StartOptions {
+  /**
+   * Flags for node itself, placed before dist/cli.js (the bench profiles the server with --cpu-prof, which node
+   * refuses in NODE_OPTIONS).
+   */
+  readonly nodeFlags?: readonly string[];
+}
+
 /** Starts the real CLI (dist/cli.js) on a free port and waits until it prints its endpoint. */
-export async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
-  const proc = spawn(process.execPath, [CLI, '--port', '0', ...args], {
+export async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<RunningServer> {
+  const proc = spawn(process.execPath, [...(options.nodeFlags ?? []), CLI, '--port', '0', ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

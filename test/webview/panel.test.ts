@@ -4,6 +4,7 @@ import type { ApprovalRequest } from '../../src/core/approval';
 import { unifiedDiff } from '../../src/core/files/diffText';
 import { toCard } from '../../src/extension/approval/webview/viewModel';
 import type { HistoryEntry } from '../../src/shared/webviewProtocol';
+import { readDiffRows } from './diffRows';
 import { launch, openPanel, type PanelPage } from './harness';
 
 // Globals of the page, for the callbacks that run inside Chromium. Module-scoped on purpose: the project compiles
@@ -181,15 +182,7 @@ describe('approval panel in Chromium: diffs', () => {
     panel = await openPanel(browser);
     await panel.send({ type: 'show', cards: [card(editRequest('e1'))] });
     await panel.page.waitForSelector('table.diff');
-    const rows = await panel.page.$$eval('table.diff tbody tr', (trs) =>
-      trs.map((tr) => {
-        const kind = tr.className.replace('line ', '');
-        const cells = [...tr.querySelectorAll('td')];
-        if (cells.length === 1) return [kind, cells[0]!.textContent];
-        const sign = (cells[2]!.querySelector('[aria-hidden]') as HTMLElement).textContent;
-        return [kind, cells[0]!.textContent, cells[1]!.textContent, sign, cells[3]!.textContent];
-      }),
-    );
+    const rows = await panel.page.$$eval('table.diff tbody tr', readDiffRows);
     expect(rows).toEqual([
       ['file', '--- a/notes.txt'],
       ['file', '+++ b/notes.txt'],

@@ -1,6 +1,6 @@
 // extensionTestsPath module for the approval webview: runs INSIDE a real VS Code extension host, mode `confirm`.
-// An MCP SDK client calls the tools; driver.js (Playwright, outside) clicks the cards in the webview in the same
-// order (see STEPS there). Each scenario is recorded in $E2E_OUT/results.json; run() throws when one failed.
+// An MCP SDK client calls the tools; ui.js (played by test/vscode/driver.js in Playwright, outside) clicks the
+// cards in the webview in the same order. Each scenario is recorded in $E2E_OUT/results.json; run() throws when one failed.
 'use strict';
 const vscode = require('vscode');
 const fs = require('fs');
@@ -9,40 +9,10 @@ const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { CallToolResultSchema } = require('@modelcontextprotocol/sdk/types.js');
 const shared = require('./shared.js');
+const { sleep, assert, until, recorder } = require('../vscode/lib/util.js');
 
 const OUT = process.env.E2E_OUT;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const say = (m) => fs.appendFileSync(path.join(OUT, 'suite.log'), `${new Date().toISOString()} ${m}\n`);
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-async function until(what, check, ms = 30000, every = 250) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      last = await check();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(every);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-
-const results = [];
-async function scenario(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true, ms: Date.now() - t0 });
-    say(`ok - ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    results.push({ name, ok: false, ms: Date.now() - t0, error: String((e && e.stack) || e) });
-    say(`not ok - ${name}: ${(e && e.stack) || e}`);
-  }
-}
+const { say, scenario, finish } = recorder({ logName: 'suite.log', resultsName: 'results.json' });
 
 exports.run = async function run() {
   const ext = vscode.extensions.getExtension(process.env.EXT_ID);
@@ -152,7 +122,5 @@ exports.run = async function run() {
   fs.writeFileSync(path.join(OUT, 'suite-done'), '');
   await until('the driver to finish the history checks', () => fs.existsSync(path.join(OUT, 'ui-done')), 60000).catch(() => {});
   await client?.close().catch(() => {});
-  fs.writeFileSync(path.join(OUT, 'results.json'), JSON.stringify(results, null, 2));
-  const failed = results.filter((r) => !r.ok);
-  if (failed.length) throw new Error(`${failed.length} scenario(s) failed: ${failed.map((f) => f.name).join('; ')}`);
+  finish();
 };

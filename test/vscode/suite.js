@@ -8,49 +8,10 @@ const fs = require('fs');
 const path = require('path');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+const { sleep, assert, within, until, recorder } = require('./lib/util.js');
 
 const OUT = process.env.E2E_OUT;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const say = (m) => fs.appendFileSync(path.join(OUT, 'suite.log'), `${new Date().toISOString()} ${m}\n`);
-async function within(ms, what, p) {
-  let timer;
-  try {
-    return await Promise.race([p, new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timeout after ${ms} ms: ${what}`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-/** Polls until check() returns a truthy value. */
-async function until(what, check, ms = 30000, every = 250) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      last = await check();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(every);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-const results = [];
-async function scenario(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true, ms: Date.now() - t0 });
-    say(`ok - ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    results.push({ name, ok: false, ms: Date.now() - t0, error: String(e && e.stack || e) });
-    say(`not ok - ${name}: ${e && e.stack || e}`);
-  }
-}
+const { say, scenario, finish } = recorder({ logName: 'suite.log', resultsName: 'results.json' });
 
 function textOf(result) {
   return (result.content || []).map((p) => (p.type === 'text' ? p.text : JSON.stringify(p))).join('');
@@ -221,7 +182,5 @@ exports.run = async function run() {
     }), 30000);
   });
 
-  fs.writeFileSync(path.join(OUT, 'results.json'), JSON.stringify(results, null, 2));
-  const failed = results.filter((r) => !r.ok);
-  if (failed.length) throw new Error(`${failed.length} scenario(s) failed: ${failed.map((f) => f.name).join('; ')}`);
+  finish();
 };

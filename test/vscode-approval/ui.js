@@ -1,0 +1,142 @@
+// The person at the approval panel, played by test/vscode/driver.js while suite.js (in the extension host) calls the
+// tools: waits for each card the suite's calls produce, checks what it shows, clicks. Each check is recorded by the
+// driver in $E2E_OUT/ui-results.json.
+'use strict';
+const fs = require('fs'), path = require('path');
+const shared = require('./shared.js');
+const { readDiffRows } = require('../webview/diffRows.js');
+
+const OUT = process.env.E2E_OUT;
+const EXT_ID = process.env.EXT_ID;
+
+function assertEqual(actual, expected, what) {
+  const a = JSON.stringify(actual), b = JSON.stringify(expected);
+  if (a !== b) throw new Error(`${what}:\n  actual   ${a}\n  expected ${b}`);
+}
+
+// The cards wait for activation, server start and the first webview; the history check waits for the suite.
+exports.limitMs = 360000;
+exports.viewport = { width: 1500, height: 1000 };
+
+exports.play = async function play(page, { scenario: check, say }) {
+  try {
+    await playCards(page, check, say);
+  } finally {
+    // Tells the suite the UI checks are over (it waits for this before it exits).
+    fs.writeFileSync(path.join(OUT, 'ui-done'), '');
+  }
+};
+
+async function playCards(page, check, say) {
+  const frameSel = `iframe.webview[src*="extensionId=${EXT_ID}"]`;
+  const panel = page.frameLocator(frameSel).frameLocator('iframe#active-frame');
+  /** A card whose argv holds a chip with exactly this visible text (spaces are shown as ·), ready for input. */
+  const cardWithChip = (text) => panel.locator('li.card:not([aria-disabled])', { has: panel.locator('bdi.chip', { hasText: text }) });
+  const diffRows = (card) => card.locator('table.diff tbody tr').evaluateAll(readDiffRows);
+  const click = (card, name) => card.getByRole('button', { name, exact: true }).click({ timeout: 15000 });
+
+  await check('the card of a command shows its argv and Approve returns it to the agent', async () => {
+    const card = cardWithChip(shared.APPROVE_WORD);
+    await card.waitFor({ timeout: 150000 }); // activation + server start + first webview
+    const chips = await card.locator('bdi.chip').allTextContents();
+    assertEqual(chips, ['echo', shared.APPROVE_WORD], 'chips');
+    const iso = await card.locator('dd.warning').textContent();
+    if (!/none/.test(iso)) throw new Error(`no no-isolation warning: ${iso}`);
+    await click(card, 'Approve');
+  });
+
+  await check('Deny with a typed reason', async () => {
+    const card = cardWithChip(shared.DENY_WORD);
+    await card.waitFor({ timeout: 60000 });
+    await card.locator('.reason-input').fill(shared.DENY_REASON);
+    await click(card, 'Deny');
+  });
+
+  await check('two cards at once; the editFile card shows exactly the diff lines; screenshot; Approve both', async () => {
+    const edit = panel.locator('li.card:not([aria-disabled])', { has: panel.locator('table.diff') });
+    const printf = cardWithChip('second'); // the chip reads 'second·card' (plus a screen-reader-only word)
+    await edit.waitFor({ timeout: 60000 });
+    await printf.waitFor({ timeout: 60000 });
+    assertEqual(await panel.locator('li.card').count(), 2, 'cards pending');
+    assertEqual(await diffRows(edit), shared.EDIT_ROWS, 'diff rows');
+    assertEqual(await panel.locator('#pending-count').textContent(), '2', 'pending count');
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(OUT, 'workbench-with-diff-card.png') });
+    const shot = process.env.E2E_SHOT;
+    if (shot) {
+      await page.locator(frameSel).screenshot({ path: shot });
+      say(`panel screenshot saved to ${shot}`);
+    }
+    await click(edit, 'Approve');
+    await click(printf, 'Approve');
+  });
+
+  await check('Deny on the next editFile card (its diff removes one line)', async () => {
+    const edit = panel.locator('li.card:not([aria-disabled])', { has: panel.locator('table.diff') });
+    await edit.waitFor({ timeout: 60000 });
+    assertEqual(await diffRows(edit), shared.DENIED_ROWS, 'diff rows');
+    // VS Code's own diff editor: the proposed content (read-only) beside the file.
+    await click(edit, 'Open in diff editor');
+    await page.locator('.tabs-container .tab', { hasText: 'notes.txt ↔ proposed (Guarded Shell)' }).waitFor({ timeout: 15000 });
+    // Left: the file as the server read it (gamma present); right: the proposed, read-only content (gamma gone).
+    const diffEditor = page.locator('.monaco-diff-editor').first();
+    await diffEditor.locator('.editor.original .view-lines', { hasText: 'gamma' }).waitFor({ timeout: 15000 });
+    // (the modified editor also shows the removed lines as view zones: only its own text lines count)
+    const modifiedLines = diffEditor.locator('.editor.modified .view-lines:not([monaco-view-zone])');
+    await modifiedLines.filter({ hasText: 'delta' }).waitFor({ timeout: 15000 });
+    const modified = await modifiedLines.innerText();
+    if (/gamma/.test(modified)) throw new Error(`the proposed side still has gamma: ${JSON.stringify(modified)}`);
+    await page.screenshot({ path: path.join(OUT, 'diff-editor.png') });
+    await edit.locator('.reason-input').fill(shared.EDIT_DENY_REASON);
+    await click(edit, 'Deny');
+  });
+
+  await check('"Always allow this exact command"', async () => {
+    const card = cardWithChip(shared.ALWAYS_WORD);
+    await card.waitFor({ timeout: 60000 });
+    await click(card, 'Always allow this exact command');
+  });
+
+  await check('"Allow for 15 minutes", then Revoke in the history tab: the same command asks again', async () => {
+    const card = cardWithChip(shared.TIMED_WORD);
+    await card.waitFor({ timeout: 60000 });
+    await click(card, 'Allow for 15 minutes');
+    const go = path.join(OUT, 'revoke-now');
+    for (let i = 0; i < 120 && !fs.existsSync(go); i++) await page.waitForTimeout(500);
+    if (!fs.existsSync(go)) throw new Error('the suite never asked for the revocation');
+    await panel.getByRole('tab', { name: 'History' }).click();
+    const key = `echo ${shared.TIMED_WORD}`;
+    const item = panel.locator('ul.remembered li', { hasText: shared.TIMED_WORD });
+    await item.waitFor({ timeout: 10000 });
+    const kind = await item.locator('.kind').textContent();
+    if (!/^until /.test(kind)) throw new Error(`the remembered approval does not say until when: ${kind}`);
+    await panel.getByRole('button', { name: `Revoke ${key}`, exact: true }).click();
+    await item.waitFor({ state: 'detached', timeout: 10000 });
+    await panel.getByRole('tab', { name: /Pending/ }).click();
+    fs.writeFileSync(path.join(OUT, 'revoked'), '');
+    const again = cardWithChip(shared.TIMED_WORD);
+    await again.waitFor({ timeout: 60000 });
+    await again.locator('.reason-input').fill(shared.REVOKED_REASON);
+    await click(again, 'Deny');
+  });
+
+  await check('the history tab lists the requests with their outcomes and who decided', async () => {
+    const done = path.join(OUT, 'suite-done');
+    for (let i = 0; i < 240 && !fs.existsSync(done); i++) await page.waitForTimeout(500);
+    if (!fs.existsSync(done)) throw new Error('the suite did not finish its calls');
+    assertEqual(await panel.locator('li.card').count(), 0, 'cards left after the last call (the always-allowed call must not show one)');
+    await panel.getByRole('tab', { name: 'History' }).click();
+    const rows = panel.locator('table.history tbody tr');
+    await rows.first().waitFor({ timeout: 10000 });
+    const outcomes = await rows.evaluateAll((trs) => trs.map((tr) => [tr.querySelectorAll('td')[2].textContent, tr.dataset.outcome, tr.querySelectorAll('td')[7].textContent]));
+    say(`history: ${JSON.stringify(outcomes)}`);
+    const count = (tool, outcome) => outcomes.filter(([t, o]) => t === tool && o === outcome).length;
+    if (count('shell_execute', 'denied') !== 3) throw new Error('not 3 denied shell_execute calls in the history (deny-me, the closed panel, the revoked one)');
+    if (count('editFile', 'denied') < 1 || count('editFile', 'success') < 1) throw new Error('editFile outcomes missing from the history');
+    if (count('shell_execute', 'success') !== 6) throw new Error('not 6 successful commands in the history');
+    if (!outcomes.some(([, , by]) => /user \(always\)/.test(by))) throw new Error('the "always" decision is not in the history');
+    if (!outcomes.some(([, , by]) => /user \(timed\)/.test(by))) throw new Error('the 15-minute decision is not in the history');
+    await panel.locator('#history-filter').selectOption('denied');
+    assertEqual(await rows.count(), 4, 'rows with the denied filter (deny-me, the denied edit, the closed panel, the revoked command)');
+  });
+}

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { CLIENT_KINDS, CLIENT_LABELS, clientConfiguration, serverName, type ClientKind } from '../shared/clientConfig';
 import type { ApprovalQueue } from './approval/queue';
-import { summarize } from './approval/describe';
+import { summarize } from '../shared/approvalText';
 import type { FolderServer } from './folderServer';
 import { SECTION } from './settings';
 import type { ServerManager } from './serverManager';

@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/approval';
 
 /**
- * How a person is asked. The modal dialog (modalPresenter.ts) is the first implementation; the approval webview
+ * How a person is asked. The approval webview (webview/presenter.ts) implements it; another way of asking
  * replaces it by implementing this interface, without touching the queue, the server or the protocol.
  */
 export interface ApprovalPresenter {

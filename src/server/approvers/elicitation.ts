@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Approver, ApprovalRequest } from '../../core/approval';
+import { describeApproval } from '../../shared/approvalText';
 import type { ServerContext } from '../context';
 
 /**
@@ -40,20 +41,8 @@ export function elicitationApprover(server: McpServer, ctx: ServerContext): Appr
   };
 }
 
-/** The question as plain text: every argv element quoted so spaces and odd characters are visible. */
+/** The question as plain text: the same words the VS Code side uses (every argv element quoted). */
 export function approvalText(r: ApprovalRequest): string {
-  const lines = [`Guarded Shell asks: allow ${r.tool}? (${r.reason || r.rule})`];
-  if (r.command) {
-    lines.push(`Command: ${r.command.stages.map((s) => s.map((a) => JSON.stringify(a)).join(' ')).join(' | ')}`);
-    lines.push(`In: ${r.command.cwd}   Isolation: ${r.command.isolation}`);
-    if (r.command.stdinFile) lines.push(`stdin from: ${r.command.stdinFile}`);
-    if (r.command.stdoutFile) lines.push(`stdout ${r.command.stdoutFile.append ? 'appended' : 'written'} to: ${r.command.stdoutFile.path}`);
-    if (r.command.stdinPreview !== undefined) lines.push(`stdin:\n${r.command.stdinPreview}`);
-  }
-  if (r.change) {
-    lines.push(`Change (${r.change.kind}): ${r.change.files.join(' -> ')}`);
-    if (r.change.diff) lines.push(r.change.diff);
-  }
-  if (r.fetch) lines.push(`Fetch: ${r.fetch.url}`);
-  return lines.join('\n');
+  const { message, detail } = describeApproval(r, 'workspace');
+  return `${message}\n${detail}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/core/approval';
-import { describeApproval, DIFF_PREVIEW_LINES, summarize } from '../../../src/extension/approval/describe';
+import { describeApproval, DIFF_PREVIEW_LINES, summarize } from '../../../src/shared/approvalText';
 
 const base = { id: '1', tool: 'shell_execute', rule: 'mode.confirm', reason: 'confirm mode asks before every command', key: 'k' };
 

@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from '../../core/approval';
+import type { ApprovalRequest } from '../core/approval';
 
 /**
  * The text of an approval question, without VS Code (unit-tested). It shows exactly what will happen: every argv

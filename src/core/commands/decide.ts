@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isToolError, ToolError } from '../errors';
-import { isInside, resolveInside, type ResolvedPath } from '../paths/confine';
+import { isInside, relativeTo, resolveInside, type ResolvedPath } from '../paths/confine';
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
 import { allow, ask, deny, strictest, type Verdict } from '../verdict';
@@ -101,7 +101,8 @@ function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
 
 /** Re-expresses a path resolved against the working directory relative to the workspace root (for display). */
 function rootRelative(root: string, p: ResolvedPath): ResolvedPath {
-  return resolveInside(root, p.real);
+  // Already resolved inside the working directory, which is inside the root: no second walk of the disk.
+  return { ...p, relative: relativeTo(root, p.real) };
 }
 
 /** The client's timeout, clamped to the server's maximum; the default when omitted. */

@@ -52,8 +52,13 @@ export function resolveInside(root: string, p: string, options: { base?: string;
       throw new ToolError('PATH_OUTSIDE_ROOT', `The ${what} "${p}" is a symbolic link that leads outside the workspace.`, 'path.dangling-link');
     }
   }
+  return { real, exists, danglingLink, relative: relativeTo(root, real) };
+}
+
+/** `real` (already resolved and inside `root`) relative to `root`, with forward slashes ('.' for the root). */
+export function relativeTo(root: string, real: string): string {
   const rel = path.relative(root, real);
-  return { real, exists, danglingLink, relative: rel === '' ? '.' : rel.split(path.sep).join('/') };
+  return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
 function realpathLenient(absolute: string): { real: string; exists: boolean; danglingLink: boolean } {

@@ -38,7 +38,9 @@ if [ ! -f "$CS_ROOT/.complete" ] || [ ! -f "$SERVER_MAIN" ]; then
   echo "e2e-setup: installing code-server@$CS_VER into $CS_ROOT (takes ~3-4 minutes)" >&2
   rm -rf "$CS_ROOT"; mkdir -p "$CS_ROOT"
   (cd "$CS_ROOT" && echo '{"private":true}' > package.json &&
-   PATH="$NODE24_DIR/bin:$PATH" npm_config_nodedir="$NODE24_DIR" \
+   # Under `npm run`, the outer npm exports npm_config_user_agent ("… node/v20 …"), which the inner npm would
+   # take as its own config; code-server's postinstall reads the Node major from it and refuses. Drop it.
+   env -u npm_config_user_agent PATH="$NODE24_DIR/bin:$PATH" npm_config_nodedir="$NODE24_DIR" \
      npm i --no-audit --no-fund --no-save "code-server@$CS_VER" >&2)
   [ -f "$SERVER_MAIN" ] || { echo "e2e-setup: code-server installed but $SERVER_MAIN is missing" >&2; exit 1; }
   touch "$CS_ROOT/.complete"

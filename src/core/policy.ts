@@ -1,122 +1,91 @@
 import { z } from 'zod';
+import { SETTING_IDS, SETTINGS, type SettingId, type SettingSpec } from './config/registry';
 
 /**
- * The effective policy: everything a security decision depends on, as one schema with defaults. It is built
- * from layers (defaults < config file < environment < flags, or VS Code settings) by src/core/config, and is
- * immutable once built: a settings change builds a new policy and swaps it in whole.
+ * The effective policy: everything a security decision depends on, as one schema with defaults, DERIVED from the
+ * settings registry (src/core/config/registry.ts). It is built from layers (defaults < config file < environment
+ * < flags, or VS Code settings) by src/core/config, and is immutable once built: a settings change builds a new
+ * policy and swaps it in whole.
  */
 
-export const MODES = ['readOnly', 'confirm', 'confirmChanges', 'auto'] as const;
-export const ModeSchema = z.enum(MODES);
-export type Mode = z.infer<typeof ModeSchema>;
+export { MODES, ISOLATIONS, NETWORKS, type Mode, type Isolation, type Network } from './modes';
+export { DEFAULT_ALLOW_COMMANDS } from './config/values';
 
-export const ISOLATIONS = ['none', 'auto', 'required'] as const;
-export const IsolationSchema = z.enum(ISOLATIONS);
-export type Isolation = z.infer<typeof IsolationSchema>;
+/** A registry entry's schema with its default (or optional when it has none). */
+export function withDefault(s: SettingSpec): z.ZodType {
+  return s.default === undefined ? s.schema.optional() : s.schema.default(s.default as never);
+}
 
-export const NetworkSchema = z.enum(['allow', 'deny']);
-
-/** The read-mostly default allowlist, used only when no allowlist is given at all (listed in the README). */
-export const DEFAULT_ALLOW_COMMANDS: readonly string[] = Object.freeze([
-  'ls', 'pwd', 'date', 'echo', 'cat', 'head', 'tail', 'wc', 'grep', 'find', 'sort', 'uniq', 'cut', 'tr',
-  'diff', 'file', 'stat', 'du', 'df', 'uname', 'whoami', 'seq', 'true', 'false', 'basename', 'dirname',
-  'realpath', 'printf', 'sha256sum', 'md5sum',
-]);
-
-const commandName = z
-  .string()
-  .min(1, 'a command name cannot be empty')
-  .refine((s) => !/[\s\0;&|<>`$(){}\[\]*?!'"\\]/.test(s), {
-    message: 'a command name cannot contain white space or shell metacharacters',
-  });
-
-const regexSource = z.string().min(1).refine(
-  (s) => {
-    if (/[\s;&|<>`$'"]/.test(s)) return false;
-    try {
-      new RegExp(`^(?:${s})$`);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'a command pattern must be a valid regular expression without white space or shell metacharacters' },
-);
-
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
-
-export const FetchPolicySchema = z
-  .object({
-    allowLoopback: z.boolean().default(false),
-    allowPrivate: z.boolean().default(false),
-    timeoutSeconds: z.number().positive().max(300).default(30),
-    maxBytes: z.number().int().positive().default(5 * 1024 * 1024),
-    maxRedirects: z.number().int().min(0).max(20).default(5),
-  })
-  .strict();
+/** The zod object for every entry of one target, nesting dotted policy paths (`fetch.maxBytes`). */
+export function targetShape(target: SettingSpec['target']): Record<string, z.ZodType> {
+  const flat: Record<string, z.ZodType> = {};
+  const nested: Record<string, Record<string, z.ZodType>> = {};
+  for (const id of SETTING_IDS) {
+    const s: SettingSpec = SETTINGS[id];
+    if (s.target !== target) continue;
+    const [head, tail] = (s.policyPath ?? id).split('.') as [string, string | undefined];
+    if (tail === undefined) flat[head] = withDefault(s);
+    else (nested[head] ??= {})[tail] = withDefault(s);
+  }
+  for (const [head, shape] of Object.entries(nested)) {
+    const object = z.object(shape).strict();
+    flat[head] = object.default(object.parse({}) as never);
+  }
+  return flat;
+}
 
 export const PolicySchema = z
   .object({
     /** Absolute, real path of the workspace root. Everything a tool touches stays below it. */
     root: z.string().min(1),
-    allowCommands: z.array(commandName).default([...DEFAULT_ALLOW_COMMANDS]),
-    /** Regular expressions matched against the WHOLE command name (mcp-shell-server's ALLOW_PATTERNS). */
-    allowPatterns: z.array(regexSource).default([]),
-    mode: ModeSchema.default('auto'),
-    isolation: IsolationSchema.default('auto'),
-    network: NetworkSchema.default('deny'),
-    defaultTimeoutSeconds: z.number().positive().default(30),
-    maxTimeoutSeconds: z.number().positive().default(300),
-    /** Captured bytes per stream (stdout, stderr). */
-    outputLimitBytes: z.number().int().positive().default(1024 * 1024),
-    concurrency: z.number().int().min(1).max(64).default(4),
-    childEnvAllowlist: z.array(envName).default([]),
-    /** PATH for children when PATH is not passed through (MCP_SHELL_SAFE_PATH). */
-    safePath: z.string().optional(),
-    /** Exact command lines (argv joined by single spaces) that run without asking. */
-    autoApprove: z.array(z.string().min(1)).default([]),
-    disableTools: z.array(z.string().min(1)).default([]),
-    /** Delete the numbered backup after a successful edit (cmdshellmcp's --editdelbk). */
-    editDeleteBackup: z.boolean().default(false),
-    /** Extra protected globs relative to the root (writes denied), e.g. `.env`. */
-    protectedPaths: z.array(z.string().min(1)).default([]),
     /** Absolute paths the server itself writes (config, audit log): never writable through a tool. */
     ownFiles: z.array(z.string().min(1)).default([]),
-    /** Paths made invisible inside the sandbox (absolute, `~/…`, or relative to the root), e.g. `~/.config/app`. */
-    sandboxHiddenPaths: z.array(z.string().min(1)).default([]),
-    /** Paths made read-only inside the sandbox (relative to the root or absolute), e.g. `deploy/`. */
-    sandboxReadOnlyPaths: z.array(z.string().min(1)).default([]),
-    /** Let sandboxed commands write the workspace's `.git` (commits, branches); read-only by default. */
-    allowGitWrites: z.boolean().default(false),
-    /** Seconds to wait for a person's decision before the request is denied. */
-    approvalTimeoutSeconds: z.number().positive().default(300),
-    fetch: FetchPolicySchema.default(FetchPolicySchema.parse({})),
+    ...targetShape('policy'),
   })
   .strict()
-  .refine((p) => p.defaultTimeoutSeconds <= p.maxTimeoutSeconds, {
+  .refine((p) => (p as unknown as Record<string, number>).defaultTimeoutSeconds! <= (p as unknown as Record<string, number>).maxTimeoutSeconds!, {
     message: 'the default timeout cannot be larger than the maximum timeout',
     path: ['defaultTimeoutSeconds'],
   });
 
-export type Policy = z.infer<typeof PolicySchema>;
-export type PolicyInput = z.input<typeof PolicySchema>;
-export type FetchPolicy = z.infer<typeof FetchPolicySchema>;
+type Entry<K extends SettingId> = (typeof SETTINGS)[K];
+type Setting<K extends SettingId> = z.infer<Entry<K>['schema']>;
+/** Policy fields named by their setting id (the fetch settings nest under `fetch`, see FetchPolicy). */
+type PolicyId = { [K in SettingId]: Entry<K>['target'] extends 'policy' ? (Entry<K> extends { policyPath: string } ? never : K) : never }[SettingId];
+
+export interface FetchPolicy {
+  readonly allowLoopback: Setting<'fetchAllowLoopback'>;
+  readonly allowPrivate: Setting<'fetchAllowPrivate'>;
+  readonly timeoutSeconds: Setting<'fetchTimeoutSeconds'>;
+  readonly maxBytes: Setting<'fetchMaxBytes'>;
+  readonly maxRedirects: Setting<'fetchMaxRedirects'>;
+}
+
+/** The parsed policy, typed from the registry: a setting with a default is always present. */
+export type Policy = Readonly<
+  { root: string; ownFiles: readonly string[]; fetch: FetchPolicy } & {
+    [K in PolicyId]: Entry<K> extends { default: unknown } ? Setting<K> : Setting<K> | undefined;
+  }
+>;
+
+/** What a caller may hand to parsePolicy: the root and any policy field (the rest take their defaults). */
+export type PolicyInput = { root: string } & { [K in keyof Policy]?: (K extends 'fetch' ? Partial<FetchPolicy> : Policy[K]) | undefined };
 
 /** Parses a policy, turning zod's issues into one message that names every bad key. */
 export function parsePolicy(input: PolicyInput): Policy {
   const r = PolicySchema.safeParse(input);
   if (!r.success) throw new PolicyError(formatIssues(r.error));
-  return r.data;
+  return r.data as unknown as Policy;
 }
 
 export class PolicyError extends Error {
   override name = 'PolicyError';
 }
 
-export function formatIssues(err: z.ZodError): string {
+export function formatIssues(err: z.ZodError, name: (path: readonly PropertyKey[]) => string = (p) => p.join('.')): string {
   return err.issues
     .map((i) => {
-      const where = i.path.length ? i.path.join('.') : '(root)';
+      const where = i.path.length ? name(i.path) : '(root)';
       if (i.code === 'unrecognized_keys') return `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}${i.path.length ? ` in ${where}` : ''}`;
       return `${where}: ${i.message}`;
     })

@@ -2,7 +2,9 @@ import { CancellationTokenSource, createConnection, ResponseError, ErrorCodes } 
 import type { ApprovalDecision, Approver, ApprovalRequest } from '../core/approval';
 import type { AuditSink } from '../core/audit';
 import { resolveSettings, type EffectiveSettings, type SettingsLayer } from '../core/config/settings';
-import { MODES } from '../core/policy';
+import type { SettingId } from '../core/config/registry';
+import { VSCODE_SETTING_IDS } from '../core/config/vscodeSettings';
+import { modeLabel } from '../core/modes';
 import {
   APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
   type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StatusResult,
@@ -23,12 +25,8 @@ import { startStandalone, type StandaloneServer } from './standalone';
 declare const GUARDED_SHELL_VERSION: string | undefined;
 const VERSION = typeof GUARDED_SHELL_VERSION === 'string' ? GUARDED_SHELL_VERSION : '0.0.0-dev';
 
-/** Settings keys the extension may set. Transport, host, port and token are this process's choice, never pushed. */
-const PUSHABLE: ReadonlyArray<keyof SettingsLayer> = [
-  'auditLog', 'allowCommands', 'allowPatterns', 'mode', 'isolation', 'network', 'defaultTimeoutSeconds', 'maxTimeoutSeconds',
-  'outputLimitBytes', 'concurrency', 'childEnvAllowlist', 'safePath', 'disableTools', 'editDeleteBackup', 'protectedPaths',
-  'autoApprove', 'approvalTimeoutSeconds', 'fetch',
-];
+/** Settings the extension may set: exactly the registry's VS Code settings. Transport, host, port and token are this process's choice, never pushed. */
+const PUSHABLE: readonly SettingId[] = VSCODE_SETTING_IDS;
 /** How long cleanup may take before the process exits anyway (the executor's own TERM→KILL grace is shorter). */
 const CLEANUP_LIMIT_MS = 10_000;
 
@@ -145,10 +143,10 @@ async function start(): Promise<void> {
     const { ctx, url, token } = server;
     if (!url || !token) throw new Error('the HTTP transport did not report its URL and token');
     const ready: ReadyParams = {
-      url, port: Number(new URL(url).port), token, version: VERSION, isolation: ctx.isolation.kind, mode: ctx.policy.mode, pid: process.pid,
+      url, port: Number(new URL(url).port), token, version: VERSION, isolation: ctx.isolation.kind, mode: modeLabel(ctx.policy.mode), pid: process.pid,
       ...(ctx.isolation.warning || ctx.isolation.denial ? { warning: ctx.isolation.denial ?? ctx.isolation.warning } : {}),
     };
-    log('info', `serving ${ctx.policy.root} at ${url} (mode ${ctx.policy.mode}, isolation ${ctx.isolation.kind})`);
+    log('info', `serving ${ctx.policy.root} at ${url} (mode ${modeLabel(ctx.policy.mode)}, isolation ${ctx.isolation.kind})`);
     if (ready.warning) log('warn', ready.warning);
     void connection.sendNotification(READY, ready);
   } catch (e) {
@@ -168,10 +166,10 @@ async function applySettings(pushed: SettingsLayer): Promise<void> {
   const settings = effective(pushed);
   server.ctx.setPolicy(settings.policy); // recomputes the sandbox too (readOnly makes the workspace read-only in it)
   const isolation = server.ctx.isolation;
-  server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode: settings.policy.mode, isolation: isolation.kind });
-  log('info', `settings applied: mode ${settings.policy.mode}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);
+  server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode: modeLabel(settings.policy.mode), isolation: isolation.kind });
+  log('info', `settings applied: mode ${modeLabel(settings.policy.mode)}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);
   const warning = isolation.denial ?? isolation.warning;
-  void connection.sendNotification(POLICY, { mode: settings.policy.mode, isolation: isolation.kind, ...(warning && { warning }) } satisfies PolicyParams);
+  void connection.sendNotification(POLICY, { mode: modeLabel(settings.policy.mode), isolation: isolation.kind, ...(warning && { warning }) } satisfies PolicyParams);
 }
 
 // ---- the protocol ---------------------------------------------------------------------------------------------
@@ -213,7 +211,7 @@ connection.onRequest(STATUS, (): StatusResult => {
   const ctx = server?.ctx;
   return {
     ...(server?.url && { url: server.url }),
-    mode: ctx?.policy.mode ?? (MODES.includes(layer.mode as never) ? layer.mode! : 'confirm'),
+    mode: ctx ? modeLabel(ctx.policy.mode) : 'not running',
     isolation: ctx?.isolation.kind ?? 'none',
     ...(ctx && (ctx.isolation.denial || ctx.isolation.warning) ? { warning: ctx.isolation.denial ?? ctx.isolation.warning } : {}),
     activeCommands: ctx?.executor.active ?? 0,

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { expandHome } from '../core/config/configFile';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
+import { NETWORK_TABLE } from '../core/modes';
 import type { Policy } from '../core/policy';
 
 let probed: Promise<IsolationProbe> | undefined;
@@ -21,7 +22,7 @@ export function isolationFor(policy: Policy, probe: IsolationProbe): IsolationSt
   return isolationState(selectSandbox(policy.isolation, probe), {
     root: policy.root,
     mode: policy.mode,
-    network: policy.network,
+    network: NETWORK_TABLE[policy.network].sandboxedCommands ? 'allow' : 'deny',
     hiddenPaths: policy.sandboxHiddenPaths.map((p) => sandboxPath(policy.root, p)),
     // The server's own config and audit files stay read-only in the kernel too, not only for the file tools.
     readOnlyPaths: [...policy.ownFiles, ...policy.sandboxReadOnlyPaths.map((p) => sandboxPath(policy.root, p))],

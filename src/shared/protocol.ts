@@ -1,7 +1,6 @@
 import type { ApprovalDecision, ApprovalRequest } from '../core/approval';
 import type { AuditRecord } from '../core/audit';
 import type { SettingsLayer } from '../core/config/settings';
-import type { Mode } from '../core/policy';
 
 /**
  * The JSON-RPC messages between the extension (vscode-languageclient) and the server process (ipcMain.ts,
@@ -31,7 +30,8 @@ export interface ReadyParams {
   readonly isolation: string;
   /** Why commands run unsandboxed (isolation `auto` without a sandbox), or why they are all denied. */
   readonly warning?: string;
-  readonly mode: Mode;
+  /** The mode's label: `confirm`, or `readOnly+confirm` for a workspace's combination. */
+  readonly mode: string;
   /** Server process id (the status view shows it; tests kill it to prove the restart). */
   readonly pid: number;
 }
@@ -51,7 +51,7 @@ export interface SettingsParams {
 /** server → extension notification: a settings push was applied (the status bar shows mode and sandbox). */
 export const POLICY = 'guardedShell/policy';
 export interface PolicyParams {
-  readonly mode: Mode;
+  readonly mode: string;
   readonly isolation: string;
   readonly warning?: string;
 }
@@ -79,7 +79,7 @@ export interface RevokeResult {
 export const STATUS = 'guardedShell/status';
 export interface StatusResult {
   readonly url?: string;
-  readonly mode: Mode;
+  readonly mode: string;
   readonly isolation: string;
   readonly warning?: string;
   /** Commands running and waiting for a slot right now. */

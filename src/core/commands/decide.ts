@@ -4,7 +4,8 @@ import { isToolError, ToolError } from '../errors';
 import { isInside, relativeTo, resolveInside, type ResolvedPath } from '../paths/confine';
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
-import { allow, ask, deny, strictest, type Verdict } from '../verdict';
+import { modeVerdict, type Action } from '../modes';
+import { allow, deny, strictest, type Verdict } from '../verdict';
 import { checkAllowlist } from './allowlist';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
 import { judgeCommand } from './rules';
@@ -63,7 +64,7 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
     }
-    checks.push(modeVerdict(plan, policy, key, context));
+    checks.push(modeVerdictFor(plan, policy, key, context));
     return { verdict: strictest(checks), key, plan };
   } catch (e) {
     if (isToolError(e)) return { verdict: deny(e.code, e.rule ?? 'request.invalid', e.message), key };
@@ -95,7 +96,8 @@ function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
     stdoutFile = { target: rootRelative(policy.root, target), append: parsed.stdoutFile.append };
   }
   const timeoutMs = effectiveTimeoutSeconds(request.timeoutSeconds, policy) * 1000;
-  const readOnly = !stdoutFile && parsed.stages.every((s) => isKnownReadOnly(s));
+  // The stages alone: a redirect is its own action in the mode table.
+  const readOnly = parsed.stages.every((s) => isKnownReadOnly(s));
   return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly };
 }
 
@@ -112,26 +114,12 @@ export function effectiveTimeoutSeconds(requested: number | undefined, policy: P
   return Math.min(requested, policy.maxTimeoutSeconds);
 }
 
-function modeVerdict(plan: CommandPlan, policy: Policy, key: string, context: DecideContext): Verdict {
-  const preApproved = policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false);
-  switch (policy.mode) {
-    case 'auto':
-      return allow('mode.auto');
-    case 'readOnly':
-      if (plan.stdoutFile) return deny('MODE_READ_ONLY', 'mode.read-only.redirect', 'Read-only mode: output redirects write files and are not allowed.');
-      if (!plan.readOnly) return deny('MODE_READ_ONLY', 'mode.read-only.command', `Read-only mode: "${key}" is not a command known to be read-only.`);
-      return allow('mode.read-only');
-    case 'confirmChanges':
-      // Commands known to be read-only run at once; anything that writes (a redirect, or a program not known
-      // to be read-only, such as cp or touch) is a change and is confirmed.
-      if (plan.readOnly) return allow('mode.confirm-changes.read-only');
-      if (preApproved) return allow('approval.remembered');
-      if (plan.stdoutFile) return ask('mode.confirm-changes', `The command writes "${plan.stdoutFile.target.relative}".`);
-      return ask('mode.confirm-changes', `"${key}" is not known to be read-only, so it may change files.`);
-    case 'confirm':
-      if (preApproved) return allow('approval.remembered');
-      return ask('mode.confirm', 'Every command is confirmed in this mode.');
-  }
+/** The mode table's answer for this command; a remembered or auto-approved command line skips the question. */
+function modeVerdictFor(plan: CommandPlan, policy: Policy, key: string, context: DecideContext): Verdict {
+  const actions: Action[] = [plan.readOnly ? 'readOnlyCommand' : 'command', ...(plan.stdoutFile ? (['redirect'] as const) : [])];
+  const verdict = modeVerdict(policy.mode, actions, `"${key}"`);
+  if (verdict.kind !== 'ask') return verdict;
+  return policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false) ? allow('approval.remembered') : verdict;
 }
 
 /** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */

@@ -1,60 +1,34 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { formatIssues, ISOLATIONS, MODES, PolicyError } from '../policy';
-import { TRANSPORTS, type SettingsLayer } from './settings';
+import { formatIssues, PolicyError } from '../policy';
+import { SETTING_IDS, SETTINGS, type ConfigKey, type SettingId, type SettingsLayer } from './registry';
+
+export { expandHome } from './registry';
 
 /**
- * The JSON config file. It accepts cmdshellmcp.json's keys as they are (`allowed_commands`, `auditlog`,
- * `editdelbk` …) so its users can bring their file, plus Guarded Shell's own keys. An unknown key is an error that
- * names it: a typo must not silently leave a setting at its default.
+ * The JSON config file, derived from the settings registry. It accepts cmdshellmcp.json's keys as they are
+ * (`allowed_commands`, `auditlog`, `editdelbk` …) so its users can bring their file, plus Guarded Shell's own
+ * keys. An unknown key is an error that names it: a typo must not silently leave a setting at its default.
  */
-const strings = z.array(z.string());
-const ConfigFileSchema = z
-  .object({
-    // cmdshellmcp.json
-    host: z.string(),
-    port: z.number().int(),
-    quiet: z.boolean(),
-    auditlog: z.string().nullable(),
-    allowed_commands: strings,
-    disableTools: strings,
-    auth: z.string().nullable(),
-    cwd: z.string(),
-    editdelbk: z.boolean(),
-    // Guarded Shell
-    noauth: z.boolean(),
-    transport: z.enum(TRANSPORTS),
-    allowPatterns: strings,
-    mode: z.enum(MODES),
-    isolation: z.enum(ISOLATIONS),
-    network: z.enum(['allow', 'deny']),
-    timeout: z.number(),
-    maxTimeout: z.number(),
-    outputLimit: z.number().int(),
-    concurrency: z.number().int(),
-    childEnvAllowlist: strings,
-    safePath: z.string(),
-    corsOrigins: strings,
-    protectedPaths: strings,
-    autoApprove: strings,
-    approvalTimeout: z.number(),
-    hiddenPaths: strings,
-    readOnlyPaths: strings,
-    allowGitWrites: z.boolean(),
-    fetch: z
-      .object({
-        allowLoopback: z.boolean(),
-        allowPrivate: z.boolean(),
-        timeoutSeconds: z.number(),
-        maxBytes: z.number().int(),
-        maxRedirects: z.number().int(),
-      })
-      .partial()
-      .strict(),
-  })
-  .partial()
-  .strict();
+function keysOf(id: SettingId): readonly ConfigKey[] {
+  return (SETTINGS[id] as { config?: readonly ConfigKey[] }).config ?? [];
+}
+
+const ConfigFileSchema = (() => {
+  const top: Record<string, z.ZodType> = {};
+  const nested: Record<string, Record<string, z.ZodType>> = {};
+  for (const id of SETTING_IDS) {
+    for (const k of keysOf(id)) {
+      const schema = (k.schema ?? SETTINGS[id].schema).optional();
+      const [head, tail] = k.key.split('.') as [string, string | undefined];
+      if (tail === undefined) top[head] = schema;
+      else (nested[head] ??= {})[tail] = schema;
+    }
+  }
+  for (const [head, shape] of Object.entries(nested)) top[head] = z.object(shape).strict().optional();
+  return z.object(top).strict();
+})();
 
 export const CONFIG_FILE_KEYS = Object.keys(ConfigFileSchema.shape);
 
@@ -67,41 +41,24 @@ export function parseConfigFile(text: string, source: string): SettingsLayer {
   }
   const r = ConfigFileSchema.safeParse(json);
   if (!r.success) throw new PolicyError(`${source}: ${formatIssues(r.error)}`);
-  const c = r.data;
-  if (c.noauth && typeof c.auth === 'string') throw new PolicyError(`${source}: "auth" and "noauth" cannot both be set`);
-  const base = path.dirname(path.resolve(source));
-  const layer: SettingsLayer = {
-    host: c.host,
-    port: c.port,
-    quiet: c.quiet,
-    auditLog: c.auditlog === null || c.auditlog === undefined ? undefined : path.resolve(base, c.auditlog),
-    allowCommands: c.allowed_commands,
-    disableTools: c.disableTools,
-    auth: c.noauth ? null : (c.auth ?? undefined),
-    cwd: c.cwd === undefined ? undefined : path.resolve(base, expandHome(c.cwd)),
-    editDeleteBackup: c.editdelbk,
-    transport: c.transport,
-    allowPatterns: c.allowPatterns,
-    mode: c.mode,
-    isolation: c.isolation,
-    network: c.network,
-    defaultTimeoutSeconds: c.timeout,
-    maxTimeoutSeconds: c.maxTimeout,
-    outputLimitBytes: c.outputLimit,
-    concurrency: c.concurrency,
-    childEnvAllowlist: c.childEnvAllowlist,
-    safePath: c.safePath,
-    corsOrigins: c.corsOrigins,
-    protectedPaths: c.protectedPaths,
-    autoApprove: c.autoApprove,
-    approvalTimeoutSeconds: c.approvalTimeout,
-    sandboxHiddenPaths: c.hiddenPaths?.map((p) => expandHome(p)),
-    sandboxReadOnlyPaths: c.readOnlyPaths,
-    allowGitWrites: c.allowGitWrites,
-    fetch: c.fetch,
-    configFile: path.resolve(source),
-  };
-  return layer;
+  const file = { dir: path.dirname(path.resolve(source)) };
+  const layer: Record<string, unknown> = { configFile: path.resolve(source) };
+  const setBy = new Map<SettingId, string>();
+  for (const id of SETTING_IDS) {
+    for (const k of keysOf(id)) {
+      const [head, tail] = k.key.split('.') as [string, string | undefined];
+      const top = (r.data as Record<string, unknown>)[head];
+      const raw = tail === undefined ? top : (top as Record<string, unknown> | undefined)?.[tail];
+      if (raw === undefined) continue;
+      const value = k.map ? k.map(raw as never, file) : raw;
+      if (value === undefined) continue;
+      const other = setBy.get(id);
+      if (other !== undefined) throw new PolicyError(`${source}: "${other}" and "${k.key}" cannot both be set`);
+      setBy.set(id, k.key);
+      layer[id] = value;
+    }
+  }
+  return layer as SettingsLayer;
 }
 
 /**
@@ -123,8 +80,4 @@ export function loadConfigFile(explicit: string | undefined, cwd: string): Setti
     if (fs.existsSync(candidate)) return parseConfigFile(fs.readFileSync(candidate, 'utf8'), candidate);
   }
   return {};
-}
-
-export function expandHome(p: string, home = process.env.HOME ?? ''): string {
-  return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
 }

@@ -1,9 +1,11 @@
-import * as path from 'node:path';
-import { DEFAULT_ALLOW_COMMANDS, ISOLATIONS, MODES, parsePolicy, type Isolation, type Mode, type Policy } from '../policy';
-import type { SettingsLayer } from './settings';
+import { z } from 'zod';
+import { tightenMode, type ModeSetting } from '../modes';
+import { SETTING_IDS, SETTINGS, type SettingId, type SettingsLayer, type VscodeSetting } from './registry';
+import { DEFAULT_ALLOW_COMMANDS } from './values';
 
 /**
- * VS Code settings (`guardedShell.*`) → one SettingsLayer, PURE so it is unit-tested without VS Code.
+ * VS Code settings (`guardedShell.*`) → one SettingsLayer, PURE so it is unit-tested without VS Code, and DERIVED
+ * from the settings registry: which key, which scope rule, which default.
  *
  * The rule that matters: a workspace (its `.vscode/settings.json`, a `.code-workspace` file, a folder's settings)
  * comes with the repository a person cloned, so it must never be able to loosen the policy — no auto-approval,
@@ -19,16 +21,15 @@ export interface InspectedSetting {
   readonly workspaceFolderValue?: unknown;
 }
 
+type VscodeId = { [K in SettingId]: (typeof SETTINGS)[K] extends { vscode: unknown } ? K : never }[SettingId];
+const vscodeOf = (id: SettingId): VscodeSetting | undefined => (SETTINGS[id] as { vscode?: VscodeSetting }).vscode;
+
+/** The settings VS Code can set, by id; the extension pushes exactly these, and the server accepts only these. */
+export const VSCODE_SETTING_IDS = SETTING_IDS.filter((id) => vscodeOf(id) !== undefined) as VscodeId[];
 /** Setting names below `guardedShell.` that this module reads. */
-export const VSCODE_SETTING_KEYS = [
-  'mode', 'isolation', 'network', 'timeout.default', 'timeout.max', 'concurrency', 'outputLimitBytes',
-  'allowCommands', 'allowPatterns', 'autoApprove', 'disableTools', 'protectedPaths', 'childEnvAllowlist',
-  'auditLog', 'approvalTimeout', 'sandbox.hiddenPaths', 'sandbox.readOnlyPaths', 'sandbox.allowGitWrites',
-] as const;
-export type VscodeSettingKey = (typeof VSCODE_SETTING_KEYS)[number];
+export const VSCODE_SETTING_KEYS: readonly string[] = VSCODE_SETTING_IDS.map((id) => vscodeOf(id)!.key);
 
-export type InspectedSettings = Partial<Record<VscodeSettingKey, InspectedSetting>>;
-
+export type InspectedSettings = Partial<Record<string, InspectedSetting>>;
 export type SettingScope = 'user' | 'workspace' | 'workspaceFolder';
 
 export interface IgnoredSetting {
@@ -44,196 +45,137 @@ export interface VscodeSettingsResult {
   readonly ignored: readonly IgnoredSetting[];
 }
 
-/** In VS Code the default mode is `confirm` (the CLI's default is `auto`: there a person configured it on purpose). */
-export const VSCODE_DEFAULT_MODE: Mode = 'confirm';
+export const PREFIX = 'guardedShell.';
 
-/** The core's defaults for every limit, so "lower than the default" can be decided when the user set nothing. */
-const CORE: Policy = parsePolicy({ root: path.sep });
-
-// Strictness ranks: a lower number is stricter. A workspace value is applied only when it ranks lower.
-const MODE_RANK: Record<Mode, number> = { readOnly: 0, confirm: 1, confirmChanges: 2, auto: 3 };
-const ISOLATION_RANK: Record<Isolation, number> = { required: 0, auto: 1, none: 2 };
-const NETWORK_RANK: Record<'allow' | 'deny', number> = { deny: 0, allow: 1 };
-
-type NumberKey = 'timeout.default' | 'timeout.max' | 'concurrency' | 'outputLimitBytes' | 'approvalTimeout';
-const NUMBERS: Record<NumberKey, { field: keyof SettingsLayer & keyof Policy; integer: boolean; max?: number }> = {
-  'timeout.default': { field: 'defaultTimeoutSeconds', integer: false },
-  'timeout.max': { field: 'maxTimeoutSeconds', integer: false },
-  concurrency: { field: 'concurrency', integer: true, max: 64 },
-  outputLimitBytes: { field: 'outputLimitBytes', integer: true },
-  approvalTimeout: { field: 'approvalTimeoutSeconds', integer: false },
-};
-
-const PREFIX = 'guardedShell.';
+/** The default a VS Code setting has (the registry's VS Code default, else the standalone one). */
+export function vscodeDefault(id: SettingId): unknown {
+  const v = vscodeOf(id);
+  return v && 'default' in v ? v.default : (SETTINGS[id] as { default?: unknown }).default;
+}
 
 export function settingsFromVscode(inspected: InspectedSettings): VscodeSettingsResult {
   const ignored: IgnoredSetting[] = [];
-  const layer: SettingsLayer = {};
-  const ignore = (key: VscodeSettingKey, scope: SettingScope, value: unknown, reason: string) =>
-    ignored.push({ setting: PREFIX + key, scope, value, reason });
+  const layer: Record<string, unknown> = {};
+  const explicit = new Set<SettingId>();
+  let narrow: (() => void) | undefined; // the allowlist is narrowed once the user's patterns are known
 
-  /**
-   * A validator reads one raw value: it returns the usable value, or undefined after reporting why not. Lists are
-   * cleaned element by element (a bad entry is dropped, the rest kept): falling back to the default instead
-   * could allow MORE than the person asked for.
-   */
-  type Read<T> = (raw: unknown, scope: SettingScope) => T | undefined;
-  const single = <T>(key: VscodeSettingKey, check: (v: unknown) => string | undefined): Read<T> => (raw, scope) => {
-    const problem = check(raw);
-    if (!problem) return raw as T;
-    ignore(key, scope, raw, scope === 'user' ? `${problem}; the default applies` : problem);
-    return undefined;
-  };
-  const list = (key: VscodeSettingKey, field: keyof Policy): Read<string[]> => (raw, scope) => {
-    if (!Array.isArray(raw)) {
-      ignore(key, scope, raw, 'must be a list of strings');
+  for (const id of VSCODE_SETTING_IDS) {
+    const v = vscodeOf(id)!;
+    const s = inspected[v.key];
+    const ignore = (scope: SettingScope, value: unknown, reason: string) => ignored.push({ setting: PREFIX + v.key, scope, value, reason });
+    /** A usable value, or undefined after reporting why not. Lists are cleaned entry by entry: dropping the whole list could allow MORE. */
+    const read = (raw: unknown, scope: SettingScope): unknown => {
+      const schema = SETTINGS[id].schema as z.ZodType;
+      if (schema instanceof z.ZodArray) {
+        if (!Array.isArray(raw)) return void ignore(scope, raw, 'must be a list of strings');
+        return raw.filter((item) => {
+          const r = (schema.element as z.ZodType).safeParse(item);
+          if (!r.success) ignore(scope, item, `entry dropped: ${r.error.issues[0]?.message ?? 'invalid'}`);
+          return r.success;
+        });
+      }
+      const r = schema.safeParse(raw);
+      const problem = r.success ? v.check?.(raw as never) : r.error.issues[0]?.message;
+      if (!problem) return raw;
+      ignore(scope, raw, scope === 'user' ? `${problem}; the default applies` : problem);
       return undefined;
-    }
-    return raw.filter((item) => {
-      const problem = typeof item !== 'string' ? 'must be a string' : elementProblem(item, field);
-      if (problem) ignore(key, scope, item, `entry dropped: ${problem}`);
-      return !problem;
-    }) as string[];
-  };
-  const user = <T>(key: VscodeSettingKey, read: Read<T>): T | undefined => {
-    const v = inspected[key]?.globalValue;
-    return v === undefined || v === null ? undefined : read(v, 'user');
-  };
-  /** Usable workspace and folder values, in the order they apply (workspace, then folder). */
-  const workspace = <T>(key: VscodeSettingKey, read: Read<T>): Array<{ scope: SettingScope; value: T }> => {
-    const out: Array<{ scope: SettingScope; value: T }> = [];
-    const s = inspected[key];
-    for (const [scope, v] of [['workspace', s?.workspaceValue], ['workspaceFolder', s?.workspaceFolderValue]] as const) {
-      if (v === undefined || v === null) continue;
+    };
+    const user = s?.globalValue === undefined || s.globalValue === null ? undefined : read(s.globalValue, 'user');
+    const workspace: Array<{ scope: SettingScope; value: unknown }> = [];
+    for (const [scope, raw] of [['workspace', s?.workspaceValue], ['workspaceFolder', s?.workspaceFolderValue]] as const) {
+      if (raw === undefined || raw === null) continue;
       // In a single-folder window VS Code reports the same .vscode/settings.json value in both scopes: use it once.
-      if (scope === 'workspaceFolder' && JSON.stringify(v) === JSON.stringify(s?.workspaceValue)) continue;
-      const value = read(v, scope);
-      if (value !== undefined) out.push({ scope, value });
+      if (scope === 'workspaceFolder' && JSON.stringify(raw) === JSON.stringify(s?.workspaceValue)) continue;
+      if (v.scope === 'user') {
+        if (raw !== '') ignore(scope, raw, 'read from user settings only (a workspace cannot loosen the policy)');
+        continue;
+      }
+      const value = read(raw, scope);
+      if (value !== undefined) workspace.push({ scope, value });
     }
-    return out;
-  };
+    if (user !== undefined) explicit.add(id);
 
-  // Ranked choices: mode, isolation, network.
-  const ranked = <T extends string>(key: VscodeSettingKey, values: readonly T[], rank: Record<T, number>, start: T): T => {
-    const read = single<T>(key, (v) => (typeof v === 'string' && (values as readonly string[]).includes(v) ? undefined : `must be one of ${values.join(', ')}`));
-    let current = user(key, read) ?? start;
-    for (const { scope, value } of workspace(key, read)) {
-      if (rank[value] < rank[current]) current = value;
-      else if (rank[value] > rank[current]) ignore(key, scope, value, `would loosen the policy (user setting: ${current}); a workspace may only make it stricter`);
+    switch (v.scope) {
+      case 'user':
+        if (user !== undefined && user !== '') layer[id] = user;
+        break;
+      case 'union': {
+        const all = [...((user as string[] | undefined) ?? []), ...workspace.flatMap((w) => w.value as string[])];
+        if (all.length) layer[id] = [...new Set(all)];
+        break;
+      }
+      case 'tighten': {
+        let current = user ?? vscodeDefault(id);
+        for (const w of workspace) {
+          const t = tighter(id, v, current, w.value);
+          if (t.loosens) ignore(w.scope, w.value, `would loosen the policy (user setting: ${JSON.stringify(current)}); a workspace may only make it stricter`);
+          else {
+            current = t.value;
+            explicit.add(id);
+          }
+        }
+        layer[id] = current;
+        break;
+      }
+      case 'narrow':
+        narrow = () => narrowAllowlist(layer, user as string[] | undefined, workspace, ignore);
+        break;
     }
-    return current;
-  };
-  layer.mode = ranked('mode', MODES, MODE_RANK, VSCODE_DEFAULT_MODE);
-  layer.isolation = ranked('isolation', ISOLATIONS, ISOLATION_RANK, CORE.isolation);
-  layer.network = ranked('network', ['allow', 'deny'] as const, NETWORK_RANK, CORE.network);
-
-  // Limits: a workspace may only lower them.
-  for (const [key, spec] of Object.entries(NUMBERS) as Array<[NumberKey, (typeof NUMBERS)[NumberKey]]>) {
-    const read = single<number>(key, (v) => numberProblem(v, spec.integer, spec.max));
-    const fromUser = user(key, read);
-    let current = fromUser ?? (CORE[spec.field] as number);
-    let set = fromUser !== undefined;
-    for (const { scope, value } of workspace(key, read)) {
-      if (value < current) {
-        current = value;
-        set = true;
-      } else if (value > current) ignore(key, scope, value, `would raise the limit above the user's ${current}; a workspace may only lower it`);
-    }
-    if (set) (layer as Record<string, unknown>)[spec.field] = current;
   }
+
+  narrow?.();
+
   // A lowered maximum pulls the default down with it, so the pair stays valid (default <= max).
-  const max = layer.maxTimeoutSeconds ?? CORE.maxTimeoutSeconds;
-  if ((layer.defaultTimeoutSeconds ?? CORE.defaultTimeoutSeconds) > max) {
-    if (layer.defaultTimeoutSeconds !== undefined) {
-      ignore('timeout.default', 'user', layer.defaultTimeoutSeconds, `is larger than the maximum timeout (${max} s); the maximum applies`);
+  const max = layer.maxTimeoutSeconds as number;
+  if ((layer.defaultTimeoutSeconds as number) > max) {
+    if (explicit.has('defaultTimeoutSeconds')) {
+      ignored.push({ setting: `${PREFIX}timeout.default`, scope: 'user', value: layer.defaultTimeoutSeconds, reason: `is larger than the maximum timeout (${max} s); the maximum applies` });
     }
     layer.defaultTimeoutSeconds = max;
   }
+  return { layer: layer as SettingsLayer, ignored };
+}
 
-  // The allowlist: names and patterns from the user only; a workspace may narrow it to a subset.
-  const fromUserCommands = user('allowCommands', list('allowCommands', 'allowCommands'));
-  const fromUserPatterns = user('allowPatterns', list('allowPatterns', 'allowPatterns'));
-  const userNoAllowlist = fromUserCommands === undefined && fromUserPatterns === undefined;
-  let commands: string[] = userNoAllowlist ? [...DEFAULT_ALLOW_COMMANDS] : (fromUserCommands ?? []);
-  let patterns: string[] = fromUserPatterns ?? [];
-  const narrowed = workspace('allowCommands', list('allowCommands', 'allowCommands'));
-  for (const { scope, value } of narrowed) {
+/** A workspace value against the current one: the stricter, or `loosens`. Orders come from the mode table and the registry. */
+function tighter(id: SettingId, v: VscodeSetting, current: unknown, proposed: unknown): { value: unknown; loosens: boolean } {
+  if (id === 'mode') {
+    const t = tightenMode(current as ModeSetting, proposed as ModeSetting);
+    return { value: t.mode, loosens: t.loosens };
+  }
+  if (typeof proposed === 'number') return proposed <= (current as number) ? { value: proposed, loosens: false } : { value: current, loosens: true };
+  const order = v.stricter ?? [];
+  return order.indexOf(proposed) <= order.indexOf(current) ? { value: proposed, loosens: false } : { value: current, loosens: true };
+}
+
+/**
+ * The allowlist: names and patterns from the user only (patterns are `user` scope in the registry); a workspace may
+ * narrow the names to a subset, and then the user's patterns stop applying there.
+ */
+function narrowAllowlist(
+  layer: Record<string, unknown>,
+  fromUser: string[] | undefined,
+  workspace: ReadonlyArray<{ scope: SettingScope; value: unknown }>,
+  ignore: (scope: SettingScope, value: unknown, reason: string) => void,
+): void {
+  const userPatterns = layer.allowPatterns as string[] | undefined;
+  const userNoAllowlist = fromUser === undefined && userPatterns === undefined;
+  let commands: string[] = userNoAllowlist ? [...DEFAULT_ALLOW_COMMANDS] : (fromUser ?? []);
+  let patterns: string[] = userPatterns ?? [];
+  for (const { scope, value } of workspace) {
     const allowedNow = (name: string) => commands.includes(name) || patterns.some((p) => new RegExp(`^(?:${p})$`).test(name));
-    const kept = value.filter(allowedNow);
-    const dropped = value.filter((n) => !allowedNow(n));
-    if (dropped.length) ignore('allowCommands', scope, dropped, `not allowed by the user's allowlist (a workspace may only narrow it)`);
-    commands = [...new Set(kept)];
+    const names = value as string[];
+    const dropped = names.filter((n) => !allowedNow(n));
+    if (dropped.length) ignore(scope, dropped, `not allowed by the user's allowlist (a workspace may only narrow it)`);
+    commands = [...new Set(names.filter(allowedNow))];
     patterns = []; // the workspace named its commands: nothing else stays allowed
   }
-  if (!userNoAllowlist || narrowed.length) {
+  if (!userNoAllowlist || workspace.length) {
     layer.allowCommands = commands;
     layer.allowPatterns = patterns;
   }
-  for (const { scope, value } of workspace('allowPatterns', (raw) => raw)) {
-    ignore('allowPatterns', scope, value, 'allow patterns widen the allowlist: read from user settings only');
-  }
-
-  // Lists that only ever widen what runs: user scope only.
-  const userOnly = (key: 'autoApprove' | 'childEnvAllowlist', field: 'autoApprove' | 'childEnvAllowlist', what: string) => {
-    const v = user(key, list(key, field));
-    if (v !== undefined) layer[field] = [...v];
-    for (const { scope, value } of workspace(key, (raw) => raw)) ignore(key, scope, value, `${what}: read from user settings only`);
-  };
-  userOnly('autoApprove', 'autoApprove', 'commands that run without asking');
-  userOnly('childEnvAllowlist', 'childEnvAllowlist', 'environment passed to commands');
-
-  // Lists that only ever tighten: user and workspace values are combined.
-  for (const [key, field] of [
-    ['disableTools', 'disableTools'],
-    ['protectedPaths', 'protectedPaths'],
-    ['sandbox.hiddenPaths', 'sandboxHiddenPaths'],
-    ['sandbox.readOnlyPaths', 'sandboxReadOnlyPaths'],
-  ] as const) {
-    const read = list(key, field);
-    const all = [...(user(key, read) ?? []), ...workspace(key, read).flatMap((w) => w.value)];
-    if (all.length) layer[field] = [...new Set(all)];
-  }
-
-  // Git writes inside the sandbox loosen it: user scope only (a workspace may still keep them off).
-  const gitWrites = user('sandbox.allowGitWrites', single<boolean>('sandbox.allowGitWrites', (v) => (typeof v === 'boolean' ? undefined : 'must be true or false')));
-  if (gitWrites !== undefined) layer.allowGitWrites = gitWrites;
-  for (const { scope, value } of workspace('sandbox.allowGitWrites', (raw) => raw)) {
-    if (value === true && gitWrites !== true) ignore('sandbox.allowGitWrites', scope, value, 'lets commands write .git (hooks run code later): read from user settings only');
-    else if (value === false) layer.allowGitWrites = false;
-  }
-
-  // The audit log path: a workspace choosing where the server writes is a write outside the policy.
-  const auditLog = user(
-    'auditLog',
-    single<string>('auditLog', (v) => (typeof v !== 'string' ? 'must be a string' : v === '' || path.isAbsolute(v) ? undefined : 'must be an absolute path')),
-  );
-  if (auditLog) layer.auditLog = auditLog;
-  for (const { scope, value } of workspace('auditLog', (raw) => raw)) {
-    if (value !== '') ignore('auditLog', scope, value, 'where the server writes its audit log: read from user settings only');
-  }
-
-  return { layer, ignored };
 }
 
 /** One line per ignored value, for the log. */
 export function describeIgnored(i: IgnoredSetting): string {
   return `ignored ${i.scope} setting ${i.setting} = ${JSON.stringify(i.value)}: ${i.reason}`;
-}
-
-function numberProblem(v: unknown, integer: boolean, max?: number): string | undefined {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return 'must be a number';
-  if (v <= 0) return 'must be larger than 0';
-  if (integer && !Number.isInteger(v)) return 'must be a whole number';
-  if (max !== undefined && v > max) return `must be at most ${max}`;
-  return undefined;
-}
-
-/** Checks one list entry against the policy schema itself, so the rules (command name shape, regex validity) live in one place. */
-function elementProblem(item: string, field: keyof Policy): string | undefined {
-  try {
-    parsePolicy({ root: path.sep, [field]: [item] });
-    return undefined;
-  } catch (e) {
-    return (e as Error).message.replace(/^[\w.]+: /, '');
-  }
 }

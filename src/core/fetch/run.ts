@@ -3,7 +3,8 @@ import { gate, recordDecision } from '../approval';
 import type { ResultType } from '../audit';
 import { isToolError, type ErrorCode } from '../errors';
 import type { Policy } from '../policy';
-import { allow, ask, type Verdict } from '../verdict';
+import { modeVerdict, networkVerdict } from '../modes';
+import { strictest, type Verdict } from '../verdict';
 import type { FileCall, FileDeps } from '../files/types';
 import { isDenialCode } from '../files/types';
 import { checkUrl, FetchTimeoutError, guardedGet } from './client';
@@ -35,12 +36,9 @@ export interface FetchResult {
   readonly error?: { readonly code: ErrorCode; readonly message: string; readonly rule?: string };
 }
 
-/**
- * Fetch changes nothing locally, so it runs in every mode; in `confirm` mode ("confirm everything") it is asked,
- * because a URL can carry data out of the workspace.
- */
-export function decideFetch(policy: Pick<Policy, 'mode'>): Verdict {
-  return policy.mode === 'confirm' ? ask('mode.confirm.fetch', 'Every request is confirmed in this mode; a fetch can send data out.') : allow('fetch.allowed');
+/** Fetch is egress: the network setting says whether it may reach out at all, the mode whether to ask first. */
+export function decideFetch(policy: Pick<Policy, 'mode' | 'network'>): Verdict {
+  return strictest([networkVerdict(policy.network), modeVerdict(policy.mode, ['egress'], 'a fetch (it can carry workspace data out)')]);
 }
 
 const TEXTUAL = /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|ecmascript|x-www-form-urlencoded|yaml|x-yaml|toml)\b)/i;

@@ -1,7 +1,8 @@
 import type { Policy } from '../policy';
 import type { ResolvedPath } from '../paths/confine';
 import { checkWritable } from '../paths/protected';
-import { allow, ask, deny, strictest, type Verdict } from '../verdict';
+import { modeVerdict } from '../modes';
+import { deny, strictest, type Verdict } from '../verdict';
 
 /**
  * THE decision for a file change, after confinement (resolveInside already refused paths that lead outside):
@@ -15,24 +16,11 @@ export function decideFileChange(targets: readonly ResolvedPath[], policy: Pick<
     const protectedVerdict = checkWritable(t, policy);
     if (protectedVerdict) checks.push(protectedVerdict);
   }
-  checks.push(modeVerdict(policy.mode));
+  checks.push(modeVerdict(policy.mode, ['fileChange'], 'this change'));
   return strictest(checks);
 }
 
-function modeVerdict(mode: Policy['mode']): Verdict {
-  switch (mode) {
-    case 'readOnly':
-      return deny('MODE_READ_ONLY', 'mode.read-only.file-change', 'Read-only mode: files cannot be changed.');
-    case 'confirm':
-      return ask('mode.confirm.file-change', 'Every change is confirmed in this mode.');
-    case 'confirmChanges':
-      return ask('mode.confirm-changes.file-change', 'File changes are confirmed in this mode.');
-    case 'auto':
-      return allow('mode.auto');
-  }
-}
-
 /** Reads (readFile, listFiles) are allowed in every mode; confinement is their only rule. */
-export function decideFileRead(): Verdict {
-  return allow('file.read');
+export function decideFileRead(policy: Pick<Policy, 'mode'>): Verdict {
+  return modeVerdict(policy.mode, ['read'], 'this read');
 }

@@ -117,7 +117,7 @@ export async function runFileChange(deps: FileDeps, call: FileCall, plan: () => 
 /** Reads: confinement (inside `run`) is the rule; every read is audited (paths and sizes, never contents). */
 export async function runFileRead(deps: FileDeps, call: FileCall, run: () => Omit<FileResult, 'outcome'> | Promise<Omit<FileResult, 'outcome'>>): Promise<FileResult> {
   const requestId = call.requestId ?? randomUUID();
-  const verdict = decideFileRead();
+  const verdict = decideFileRead(deps.policy());
   let r: FileResult;
   try {
     r = { outcome: 'ok', ...(await run()) };

@@ -1,3 +1,4 @@
+import { workspaceReadOnly } from '../modes';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
@@ -59,7 +60,7 @@ export function checkContext(ctx: SandboxContext): CheckedContext {
     root,
     cwd,
     home,
-    workspaceReadOnly: ctx.mode === 'readOnly',
+    workspaceReadOnly: workspaceReadOnly(ctx.mode),
     network: ctx.network,
     allowGitWrites: ctx.allowGitWrites === true,
     hiddenPaths: (ctx.hiddenPaths ?? []).map((p) => absolute(p, 'hidden path')),

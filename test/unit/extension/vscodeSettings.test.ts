@@ -22,7 +22,7 @@ describe('VS Code settings -> policy: defaults', () => {
     const { policy, ignored } = policyOf({});
     expect(policy.mode).toBe('confirm');
     expect(policy.isolation).toBe('auto');
-    expect(policy.network).toBe('deny');
+    expect(policy.network).toBe('fetch');
     expect(policy.allowCommands).toEqual([...DEFAULT_ALLOW_COMMANDS]);
     expect(ignored).toEqual([]);
   });
@@ -71,7 +71,7 @@ describe('VS Code settings -> policy: a cloned repository cannot loosen the poli
   });
 
   it('stops a workspace from allowing the network', () => {
-    expect(policyOf({ network: { workspaceValue: 'allow' } }).policy.network).toBe('deny');
+    expect(policyOf({ network: { workspaceValue: 'allow' } }).policy.network).toBe('fetch');
   });
 
   it('stops a workspace from adding commands (curl, sh) to the allowlist', () => {
@@ -126,7 +126,8 @@ describe('VS Code settings -> policy: a cloned repository cannot loosen the poli
 describe('VS Code settings -> policy: a workspace may tighten', () => {
   it('applies a stricter workspace mode and a still stricter folder mode', () => {
     expect(policyOf({ mode: { globalValue: 'auto', workspaceValue: 'confirmChanges' } }).policy.mode).toBe('confirmChanges');
-    expect(policyOf({ mode: { globalValue: 'auto', workspaceValue: 'confirm', workspaceFolderValue: 'readOnly' } }).policy.mode).toBe('readOnly');
+    // readOnly is stricter than confirm for changes but looser for read-only commands: both apply (strictest per action).
+    expect(policyOf({ mode: { globalValue: 'auto', workspaceValue: 'confirm', workspaceFolderValue: 'readOnly' } }).policy.mode).toEqual(['readOnly', 'confirm']);
   });
 
   it('applies a stricter isolation and network', () => {

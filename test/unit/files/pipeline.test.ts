@@ -123,7 +123,7 @@ describe('modes and protected paths', () => {
     await replaceInFileTool(d, call('replaceInFile'), { file: 'f.txt', oldText: 'top secret', newText: 'public' });
     await readFileTool(d, call('readFile'), { file: 'f.txt' });
     const [edit, read] = d.sink.records;
-    expect(edit).toMatchObject({ event: 'file_audit', tool: 'replaceInFile', request_id: 'test:replaceInFile', result_type: 'success', files: ['f.txt'], backup: 'f.txt.bk1', rule: 'mode.auto' });
+    expect(edit).toMatchObject({ event: 'file_audit', tool: 'replaceInFile', request_id: 'test:replaceInFile', result_type: 'success', files: ['f.txt'], backup: 'f.txt.bk1', rule: 'mode.auto.fileChange' });
     expect(read).toMatchObject({ event: 'file_audit', tool: 'readFile', result_type: 'success', files: ['f.txt'], bytes: 15 });
     expect(JSON.stringify(d.sink.records)).not.toMatch(/secret|public content/);
   });

@@ -204,16 +204,16 @@ describe('decideCommand: modes', () => {
   const rows: Row[] = [
     ['auto', ['touch', 'a'], 'allow', 'mode.auto'],
     ['auto', ['echo', 'x', '>', 'o.txt'], 'allow', 'mode.auto'],
-    ['readOnly', ['ls'], 'allow', 'mode.read-only'],
-    ['readOnly', ['cat', 'in.txt', '|', 'wc', '-l'], 'allow', 'mode.read-only'],
-    ['readOnly', ['touch', 'a'], 'deny', 'mode.read-only.command'],
-    ['readOnly', ['ls', '|', 'cp', 'in.txt', 'b'], 'deny', 'mode.read-only.command'],
-    ['readOnly', ['ls', '>', 'o.txt'], 'deny', 'mode.read-only.redirect'],
-    ['confirmChanges', ['ls'], 'allow', 'mode.confirm-changes.read-only'],
-    ['confirmChanges', ['touch', 'a'], 'ask', 'mode.confirm-changes'],
-    ['confirmChanges', ['ls', '>', 'o.txt'], 'ask', 'mode.confirm-changes'],
-    ['confirm', ['ls'], 'ask', 'mode.confirm'],
-    ['confirm', ['touch', 'a'], 'ask', 'mode.confirm'],
+    ['readOnly', ['ls'], 'allow', 'mode.readOnly.readOnlyCommand'],
+    ['readOnly', ['cat', 'in.txt', '|', 'wc', '-l'], 'allow', 'mode.readOnly.readOnlyCommand'],
+    ['readOnly', ['touch', 'a'], 'deny', 'mode.readOnly.command'],
+    ['readOnly', ['ls', '|', 'cp', 'in.txt', 'b'], 'deny', 'mode.readOnly.command'],
+    ['readOnly', ['ls', '>', 'o.txt'], 'deny', 'mode.readOnly.redirect'],
+    ['confirmChanges', ['ls'], 'allow', 'mode.confirmChanges.readOnlyCommand'],
+    ['confirmChanges', ['touch', 'a'], 'ask', 'mode.confirmChanges.command'],
+    ['confirmChanges', ['ls', '>', 'o.txt'], 'ask', 'mode.confirmChanges.redirect'],
+    ['confirm', ['ls'], 'ask', 'mode.confirm.readOnlyCommand'],
+    ['confirm', ['touch', 'a'], 'ask', 'mode.confirm.command'],
   ];
   it.each(rows)('%s: %j -> %s (%s)', (mode, argv, kind, rule) => {
     const { decide } = setup({ mode });

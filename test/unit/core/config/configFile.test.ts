@@ -78,7 +78,7 @@ describe("parseConfigFile: Guarded Shell's own keys", () => {
     ['protectedPaths', ['.env'], { protectedPaths: ['.env'] }],
     ['autoApprove', ['git status'], { autoApprove: ['git status'] }],
     ['approvalTimeout', 120, { approvalTimeoutSeconds: 120 }],
-    ['fetch', { allowLoopback: true, maxRedirects: 2 }, { fetch: { allowLoopback: true, maxRedirects: 2 } }],
+    ['fetch', { allowLoopback: true, maxRedirects: 2 }, { fetchAllowLoopback: true, fetchMaxRedirects: 2 }],
   ])('maps %s = %j', (key, value, expected) => {
     expect(parseConfigFile(JSON.stringify({ [key]: value }), '/c.json')).toMatchObject(expected);
   });

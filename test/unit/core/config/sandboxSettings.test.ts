@@ -7,7 +7,7 @@ import { sandboxPath } from '../../../../src/server/isolation';
 describe('sandbox path settings', () => {
   it('stops a cloned repository from turning on git writes in the sandbox (workspace allowGitWrites ignored)', () => {
     const { layer, ignored } = settingsFromVscode({ 'sandbox.allowGitWrites': { workspaceValue: true } });
-    expect(layer.allowGitWrites).toBeUndefined();
+    expect(layer.allowGitWrites).toBe(false);
     expect(ignored.map((i) => i.setting)).toContain('guardedShell.sandbox.allowGitWrites');
   });
 

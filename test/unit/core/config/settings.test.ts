@@ -66,7 +66,7 @@ describe('resolveSettings: precedence defaults < file < env < flags', () => {
     ['auth: env token over file token', { auth: 'file-tok' }, { GUARDED_SHELL_TOKEN: 'env-tok' }, [], (r) => r.server.auth, 'env-tok'],
     ['auth: --noauth over a file token (as in cmdshellmcp)', { auth: 'file-tok' }, {}, ['--noauth'], (r) => r.server.auth, null],
     ['auth: --auth over file noauth', { noauth: true }, {}, ['--auth', 'flag-tok'], (r) => r.server.auth, 'flag-tok'],
-    ['disableTools: flag replaces file list', { disableTools: ['a', 'b'] }, {}, ['--disableTools', 'c'], (r) => r.policy.disableTools, ['c']],
+    ['disableTools: flag replaces file list', { disableTools: ['cmdshell', 'fetch'] }, {}, ['--disableTools', 'writeFile'], (r) => r.policy.disableTools, ['writeFile']],
     ['transport: flag over file', { transport: 'sse' }, {}, ['--stdio'], (r) => r.server.transport, 'stdio'],
     ['quiet: file', { quiet: true }, {}, [], (r) => r.server.quiet, true],
     ['editdelbk: file', { editdelbk: true }, {}, [], (r) => r.policy.editDeleteBackup, true],
@@ -121,7 +121,7 @@ describe('resolveSettings: bad values name the key', () => {
 
   it('rejects ALLOW_COMMANDS entries with metacharacters and names the key', () => {
     const s = makeSandbox();
-    expect(() => layered(s, {}, { ALLOW_COMMANDS: 'ls,rm -rf' }, [])).toThrow('allowCommands.1');
+    expect(() => layered(s, {}, { ALLOW_COMMANDS: 'ls,rm -rf' }, [])).toThrow('ALLOW_COMMANDS: entry 1');
   });
 });
 

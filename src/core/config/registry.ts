@@ -1,0 +1,311 @@
+import * as path from 'node:path';
+import { z } from 'zod';
+import { ISOLATIONS, MODES, NETWORKS } from '../modes';
+import { TOOL_NAMES } from '../toolNames';
+import { commandName, count, DEFAULT_ALLOW_COMMANDS, envName, nonEmpty, regexSource, seconds, strings } from './values';
+
+/**
+ * THE settings registry: every setting once, with its value shape, defaults, and every way a person can set it
+ * (command-line flag, environment variable, config-file key, VS Code setting and its scope rule). The flag
+ * parser, the environment reader, the config-file schema, the VS Code reader, the IPC payload the server
+ * accepts, the policy and server-option schemas, package.json's `contributes.configuration` and the docs tables
+ * are all derived from this table (src/core/config/*.ts, scripts/generate.mjs) or tested against it.
+ *
+ * Adding a setting = one entry here + its use.
+ */
+
+/** Where the value ends up: the policy (security decisions), the server options (transport), or the source (cwd). */
+type Target = 'policy' | 'server' | 'source';
+
+export interface CliFlag {
+  readonly name: string;
+  /** Placeholder in --help; absent for a switch. */
+  readonly arg?: string;
+  /** A switch sets this fixed value (`--stdio` → 'stdio', `--noauth` → null). */
+  readonly value?: unknown;
+  /** The flag takes one or more words and may be repeated; the values are appended (`--allow ls pwd`). */
+  readonly many?: boolean;
+  /** One value holding a comma-separated list (cmdshellmcp's `--disableTools a,b`). */
+  readonly commaList?: boolean;
+  readonly help?: string;
+}
+
+export interface EnvVariable {
+  readonly name: string;
+  /** How an empty value reads: as the empty list (mcp-shell-server: ALLOW_COMMANDS="" allows nothing), or as unset. */
+  readonly empty: 'value' | 'unset';
+}
+
+export interface ConfigKey {
+  /** Key in the JSON config file; a dot nests (`fetch.maxBytes`). */
+  readonly key: string;
+  /** The value shape in the file, when it differs from the setting's (e.g. `noauth: true`). */
+  readonly schema?: z.ZodType;
+  /** File value → setting value (undefined = not set). */
+  readonly map?: (value: never, file: { readonly dir: string }) => unknown;
+}
+
+/**
+ * How VS Code scopes combine. A workspace (its `.vscode/settings.json`, a `.code-workspace` file) comes with the
+ * repository a person cloned, so it may never loosen the policy:
+ * - `tighten`: a workspace value applies only where it is stricter (modes by the mode table, numbers lower,
+ *   choices by `stricter`); a looser one is ignored and logged;
+ * - `user`: read from user settings only;
+ * - `union`: user and workspace lists are combined (every entry only ever restricts);
+ * - `narrow`: the allowlist: from the user, a workspace may only take entries away.
+ */
+export type VscodeScope = 'tighten' | 'user' | 'union' | 'narrow';
+
+export interface VscodeSetting {
+  /** Below `guardedShell.`. */
+  readonly key: string;
+  readonly scope: VscodeScope;
+  readonly description: string;
+  readonly enumDescriptions?: readonly string[];
+  /** The default in VS Code when it differs from the standalone default. */
+  readonly default?: unknown;
+  /** For choices: every value from the strictest to the loosest. */
+  readonly stricter?: readonly unknown[];
+  /** VS Code's own check for a value beyond the schema (e.g. an absolute path). */
+  readonly check?: (value: never) => string | undefined;
+}
+
+export interface SettingSpec {
+  readonly target: Target;
+  readonly schema: z.ZodType;
+  /** The standalone default (absent: none, e.g. no audit file). */
+  readonly default?: unknown;
+  /** One line for --help and the docs. */
+  readonly summary: string;
+  /** Path in the policy when it is not the setting's id (`fetch.maxBytes`). */
+  readonly policyPath?: string;
+  readonly cli?: readonly CliFlag[];
+  readonly env?: readonly EnvVariable[];
+  readonly config?: readonly ConfigKey[];
+  readonly vscode?: VscodeSetting;
+}
+
+const USER_ONLY = 'Read from user settings only: a workspace cannot set it, so a cloned repository cannot loosen the policy.';
+const absolute = (v: string) => (v === '' || path.isAbsolute(v) ? undefined : 'must be an absolute path');
+const resolved = (v: string, f: { dir: string }) => path.resolve(f.dir, expandHome(v));
+
+export const SETTINGS = {
+  cwd: {
+    target: 'source', schema: nonEmpty, summary: 'workspace root for every tool (default: the current directory)',
+    cli: [{ name: '--cwd', arg: 'PATH' }], config: [{ key: 'cwd', map: resolved }],
+  },
+  host: { target: 'server', schema: nonEmpty, default: '127.0.0.1', summary: 'bind address', cli: [{ name: '--host', arg: 'HOST' }], config: [{ key: 'host' }] },
+  port: {
+    target: 'server', schema: z.number().int().min(0).max(65535), default: 8003, summary: 'bind port (0 picks a free port)',
+    cli: [{ name: '--port', arg: 'PORT' }], config: [{ key: 'port' }],
+  },
+  transport: {
+    target: 'server', schema: z.enum(['http', 'sse', 'stdio']), default: 'http', summary: 'MCP transport: Streamable HTTP, legacy SSE, or stdin/stdout',
+    cli: [
+      { name: '--sse', value: 'sse', help: 'serve the legacy SSE transport instead of Streamable HTTP' },
+      { name: '--stdio', value: 'stdio', help: 'serve MCP over stdin/stdout (audit goes to stderr)' },
+    ],
+    config: [{ key: 'transport' }],
+  },
+  auth: {
+    target: 'server', schema: nonEmpty.nullable(), summary: 'fixed bearer token (default: a new random token per start); null = no authentication',
+    cli: [
+      { name: '--auth', arg: 'TOKEN', help: 'fixed bearer token (prefer GUARDED_SHELL_TOKEN: argv is visible in ps)' },
+      { name: '--noauth', value: null, help: 'disable bearer authentication (UNSAFE: anyone who can reach the port runs commands)' },
+    ],
+    env: [{ name: 'GUARDED_SHELL_TOKEN', empty: 'unset' }],
+    config: [
+      { key: 'auth', schema: z.string().nullable(), map: (v: string | null) => v ?? undefined },
+      { key: 'noauth', schema: z.boolean(), map: (v: boolean) => (v ? null : undefined) },
+    ],
+  },
+  quiet: { target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr', cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }] },
+  auditLog: {
+    target: 'server', schema: nonEmpty, summary: 'append audit events (JSON lines, mode 0600) to this file',
+    cli: [{ name: '--auditlog', arg: 'FILE' }],
+    config: [{ key: 'auditlog', schema: z.string().nullable(), map: (v: string | null, f) => (v === null || v === '' ? undefined : resolved(v, f)) }],
+    vscode: {
+      key: 'auditLog', scope: 'user', default: '', check: absolute,
+      description: 'Absolute path of a file to which audit events are appended as JSON lines (created with mode 0600). Empty: events go only to the **Guarded Shell** output. Changing it restarts the server.',
+    },
+  },
+  corsOrigins: {
+    target: 'server', schema: strings, default: [], summary: 'browser origins allowed by CORS (none by default)',
+    cli: [{ name: '--cors-origin', arg: 'ORIGIN', many: true }], config: [{ key: 'corsOrigins' }],
+  },
+  mode: {
+    target: 'policy', schema: z.union([z.enum(MODES), z.array(z.enum(MODES)).min(1)]), default: 'auto',
+    summary: 'approval mode: readOnly, confirm, confirmChanges or auto (see docs/approvals.md)',
+    cli: [{ name: '--mode', arg: MODES.join('|') }], config: [{ key: 'mode' }],
+    vscode: {
+      key: 'mode', scope: 'tighten', default: 'confirm',
+      description: 'How much the agent may do without asking.',
+      enumDescriptions: [
+        'Denies every file change, output redirect and command not known to be read-only; runs allowlisted commands known to be read-only (`ls`, `cat`, `grep`, `git status`, … without their writing or executing flags); asks before a fetch.',
+        'Asks before **every** command, change and fetch (the default).',
+        'Runs allowlisted commands known to be read-only at once; asks before anything that may change files: file changes, output redirects, and other commands (`cp`, `touch`, `npm`, …).',
+        'Asks nothing: every allowlisted command and change runs.',
+      ],
+    },
+  },
+  isolation: {
+    target: 'policy', schema: z.enum(ISOLATIONS), default: 'auto', summary: 'OS sandbox for commands: none, auto or required',
+    cli: [{ name: '--isolation', arg: ISOLATIONS.join('|') }], config: [{ key: 'isolation' }],
+    vscode: {
+      key: 'isolation', scope: 'tighten', stricter: ['required', 'auto', 'none'],
+      description: 'Whether commands run inside an OS sandbox.',
+      enumDescriptions: [
+        'No sandbox: commands run with your own permissions (the allowlist and argument rules still apply).',
+        'Use a sandbox when one is available; otherwise run without one and say so in the status bar and the log.',
+        'Refuse every command when no sandbox can run (fails closed with a message saying why).',
+      ],
+    },
+  },
+  network: {
+    target: 'policy', schema: z.enum(NETWORKS), default: 'fetch', summary: 'who reaches the network: deny (nothing), fetch (only the fetch tool), allow (sandboxed commands too)',
+    cli: [{ name: '--network', arg: NETWORKS.join('|') }], config: [{ key: 'network' }],
+    vscode: {
+      key: 'network', scope: 'tighten', stricter: ['deny', 'fetch', 'allow'],
+      description: 'Who may reach the network. Commands without a sandbox cannot be cut off from it (see `#guardedShell.isolation#`).',
+      enumDescriptions: [
+        'Nothing: sandboxed commands have no network and the fetch tool is not offered.',
+        'Only the fetch tool (public addresses, every redirect checked, asked per mode); sandboxed commands have no network.',
+        'The fetch tool and sandboxed commands.',
+      ],
+    },
+  },
+  allowCommands: {
+    target: 'policy', schema: z.array(commandName), default: DEFAULT_ALLOW_COMMANDS,
+    summary: 'command names that may run (replaces the built-in read-mostly list)',
+    cli: [{ name: '--allow', arg: 'CMD', many: true }],
+    env: [{ name: 'ALLOW_COMMANDS', empty: 'value' }, { name: 'ALLOWED_COMMANDS', empty: 'value' }],
+    config: [{ key: 'allowed_commands' }],
+    vscode: {
+      key: 'allowCommands', scope: 'narrow',
+      description: 'Command names (the first argv element) that may run. Each call is further checked by per-command argument rules. When neither this nor `#guardedShell.allowPatterns#` is set, this built-in read-mostly list applies.',
+    },
+  },
+  allowPatterns: {
+    target: 'policy', schema: z.array(regexSource), default: [], summary: 'regular expressions matched against the whole command name',
+    cli: [{ name: '--allow-pattern', arg: 'REGEX', many: true }], env: [{ name: 'ALLOW_PATTERNS', empty: 'unset' }], config: [{ key: 'allowPatterns' }],
+    vscode: { key: 'allowPatterns', scope: 'user', description: 'Regular expressions matched against the **whole** command name (e.g. `make[0-9]*`). Adds to `#guardedShell.allowCommands#`.' },
+  },
+  autoApprove: {
+    target: 'policy', schema: strings, default: [], summary: 'exact command lines that run without asking',
+    config: [{ key: 'autoApprove' }],
+    vscode: { key: 'autoApprove', scope: 'user', description: 'Exact command lines (argv joined by single spaces, e.g. `npm test`) that run without asking, in the modes that would ask.' },
+  },
+  defaultTimeoutSeconds: {
+    target: 'policy', schema: seconds, default: 30, summary: 'seconds a command may run when the call names no timeout',
+    cli: [{ name: '--timeout', arg: 'SECONDS' }], env: [{ name: 'MCP_SHELL_DEFAULT_TIMEOUT_SECONDS', empty: 'unset' }], config: [{ key: 'timeout' }],
+    vscode: { key: 'timeout.default', scope: 'tighten', description: 'Seconds a command may run when the call names no timeout. Capped by `#guardedShell.timeout.max#`.' },
+  },
+  maxTimeoutSeconds: {
+    target: 'policy', schema: seconds, default: 300, summary: 'the largest timeout a call may ask for',
+    cli: [{ name: '--max-timeout', arg: 'SECONDS' }], env: [{ name: 'MCP_SHELL_MAX_TIMEOUT_SECONDS', empty: 'unset' }], config: [{ key: 'maxTimeout' }],
+    vscode: { key: 'timeout.max', scope: 'tighten', description: 'The largest timeout, in seconds, a call may ask for. When a command runs out of time its whole process tree is killed.' },
+  },
+  outputLimitBytes: {
+    target: 'policy', schema: count, default: 1024 * 1024, summary: 'bytes of stdout and of stderr kept per command',
+    cli: [{ name: '--output-limit', arg: 'BYTES' }], env: [{ name: 'MCP_SHELL_OUTPUT_LIMIT_BYTES', empty: 'unset' }], config: [{ key: 'outputLimit' }],
+    vscode: { key: 'outputLimitBytes', scope: 'tighten', description: 'Bytes of stdout and of stderr kept per command (1 MiB by default). A command that writes more is stopped and the result says it was truncated.' },
+  },
+  concurrency: {
+    target: 'policy', schema: z.number().int().min(1).max(64), default: 4, summary: 'commands running at once; more wait in a queue',
+    cli: [{ name: '--concurrency', arg: 'N' }], config: [{ key: 'concurrency' }],
+    vscode: { key: 'concurrency', scope: 'tighten', description: 'How many commands run at the same time; more wait for a slot.' },
+  },
+  approvalTimeoutSeconds: {
+    target: 'policy', schema: seconds, default: 300, summary: 'seconds to wait for a decision before a request is denied',
+    config: [{ key: 'approvalTimeout' }],
+    vscode: { key: 'approvalTimeout', scope: 'tighten', description: 'Seconds to wait for your decision on an approval before the request is denied.' },
+  },
+  disableTools: {
+    target: 'policy', schema: z.array(z.enum(TOOL_NAMES)), default: [], summary: `tools never offered (${TOOL_NAMES.join(', ')})`,
+    cli: [{ name: '--disableTools', arg: 'TOOL[,TOOL...]', commaList: true }], config: [{ key: 'disableTools' }],
+    vscode: { key: 'disableTools', scope: 'union', description: 'MCP tools not offered at all (e.g. `cmdshell`, `writeFile`, `fetch`).' },
+  },
+  protectedPaths: {
+    target: 'policy', schema: strings, default: [], summary: 'globs relative to the root that no tool may change (e.g. .env)',
+    cli: [{ name: '--protect', arg: 'GLOB', many: true }], config: [{ key: 'protectedPaths' }],
+    vscode: { key: 'protectedPaths', scope: 'union', description: 'Globs relative to the folder that no tool may write (e.g. `.env`, `secrets/**`).' },
+  },
+  childEnvAllowlist: {
+    target: 'policy', schema: z.array(envName), default: [], summary: 'environment variables passed through to commands',
+    env: [{ name: 'MCP_SHELL_CHILD_ENV_ALLOWLIST', empty: 'unset' }], config: [{ key: 'childEnvAllowlist' }],
+    vscode: { key: 'childEnvAllowlist', scope: 'user', description: "Names of environment variables passed from VS Code's environment to commands. Commands otherwise get a minimal environment (no tokens or keys)." },
+  },
+  safePath: {
+    target: 'policy', schema: nonEmpty, summary: 'PATH for commands when PATH is not passed through',
+    env: [{ name: 'MCP_SHELL_SAFE_PATH', empty: 'unset' }], config: [{ key: 'safePath' }],
+  },
+  editDeleteBackup: {
+    target: 'policy', schema: z.boolean(), default: false, summary: 'delete the numbered backup after a successful edit',
+    cli: [{ name: '--editdelbk', value: true }], config: [{ key: 'editdelbk' }],
+  },
+  sandboxHiddenPaths: {
+    target: 'policy', schema: strings, default: [], summary: 'paths made invisible inside the sandbox (absolute, ~/…, or relative to the root)',
+    cli: [{ name: '--hide', arg: 'PATH', many: true }], config: [{ key: 'hiddenPaths', map: (v: string[]) => v.map((p) => expandHome(p)) }],
+    vscode: { key: 'sandbox.hiddenPaths', scope: 'union', description: 'Paths made **invisible** to sandboxed commands (absolute, `~/…`, or relative to the folder), on top of the home directory and the usual credential stores, which are always hidden.' },
+  },
+  sandboxReadOnlyPaths: {
+    target: 'policy', schema: strings, default: [], summary: 'paths made read-only inside the sandbox (relative to the root or absolute)',
+    cli: [{ name: '--read-only', arg: 'PATH', many: true }], config: [{ key: 'readOnlyPaths' }],
+    vscode: { key: 'sandbox.readOnlyPaths', scope: 'union', description: 'Paths made **read-only** to sandboxed commands (relative to the folder, or absolute), e.g. `deploy/`.' },
+  },
+  allowGitWrites: {
+    target: 'policy', schema: z.boolean(), default: false, summary: "let sandboxed commands write the workspace's .git (read-only by default)",
+    cli: [{ name: '--allow-git-writes', value: true }], config: [{ key: 'allowGitWrites' }],
+    vscode: {
+      key: 'sandbox.allowGitWrites', scope: 'tighten', stricter: [false, true],
+      description: "Let sandboxed commands write the folder's `.git` (commit, branch, fetch). Off by default: a command that can write `.git` can plant a hook that runs later outside the sandbox.",
+    },
+  },
+  fetchAllowLoopback: {
+    target: 'policy', policyPath: 'fetch.allowLoopback', schema: z.boolean(), default: false, summary: 'let fetch reach 127.0.0.0/8 and ::1',
+    cli: [{ name: '--fetch-allow-loopback', value: true }], config: [{ key: 'fetch.allowLoopback' }],
+  },
+  fetchAllowPrivate: {
+    target: 'policy', policyPath: 'fetch.allowPrivate', schema: z.boolean(), default: false, summary: 'let fetch reach private and link-local networks',
+    cli: [{ name: '--fetch-allow-private', value: true }], config: [{ key: 'fetch.allowPrivate' }],
+  },
+  fetchTimeoutSeconds: {
+    target: 'policy', policyPath: 'fetch.timeoutSeconds', schema: seconds.max(300), default: 30, summary: 'seconds a fetch may take',
+    config: [{ key: 'fetch.timeoutSeconds' }],
+  },
+  fetchMaxBytes: {
+    target: 'policy', policyPath: 'fetch.maxBytes', schema: count, default: 5 * 1024 * 1024, summary: 'bytes of a fetched body kept (after decompression)',
+    config: [{ key: 'fetch.maxBytes' }],
+  },
+  fetchMaxRedirects: {
+    target: 'policy', policyPath: 'fetch.maxRedirects', schema: z.number().int().min(0).max(20), default: 5, summary: 'redirects a fetch follows',
+    config: [{ key: 'fetch.maxRedirects' }],
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingId = keyof typeof SETTINGS;
+export const SETTING_IDS = Object.keys(SETTINGS) as SettingId[];
+
+/** One layer of settings (defaults, config file, environment, flags, VS Code): flat, keyed by setting id. */
+export type SettingsLayer = { -readonly [K in SettingId]?: z.infer<(typeof SETTINGS)[K]['schema']> } & {
+  /** Path of the config file that was read (its own file becomes protected). */
+  configFile?: string;
+};
+
+export function spec(id: SettingId): SettingSpec {
+  return SETTINGS[id];
+}
+
+/** The USER_ONLY text and its siblings, for VS Code descriptions and the docs. */
+export function scopeText(scope: VscodeScope): string {
+  switch (scope) {
+    case 'tighten': return 'A workspace or folder setting may only make this stricter; a looser workspace value is ignored (and logged).';
+    case 'user': return USER_ONLY;
+    case 'union': return 'Workspace values are added to yours.';
+    case 'narrow': return 'The list itself comes from user settings; a workspace may only **narrow** it (its list is intersected with yours, and your patterns stop applying there).';
+  }
+}
+
+export function expandHome(p: string, home = process.env.HOME ?? ''): string {
+  return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+}

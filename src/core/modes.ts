@@ -1,0 +1,140 @@
+import type { ErrorCode } from './errors';
+import { allow, ask, deny, strictest, type Verdict } from './verdict';
+
+/**
+ * THE meaning of every mode, network and isolation setting, as tables. Commands, file tools, fetch, the sandbox
+ * and the tool list all look their answer up here; nothing else decides what a mode allows. "Stricter" is not a
+ * hand-kept ranking: it is derived from these tables (a mode is stricter than another when it is at least as
+ * strict for every action), and test/unit/core/modes.test.ts proves the orders the settings rely on.
+ */
+
+export const MODES = ['readOnly', 'confirm', 'confirmChanges', 'auto'] as const;
+export type Mode = (typeof MODES)[number];
+
+/**
+ * The policy's mode: one mode, or (only when a VS Code workspace picks a mode that is neither stricter nor looser
+ * than the user's, e.g. `readOnly` under `confirm`) several, each action then getting the strictest of their answers.
+ */
+export type ModeSetting = Mode | readonly Mode[];
+
+/** What a request does, as far as the mode is concerned. */
+export const ACTIONS = ['read', 'readOnlyCommand', 'command', 'redirect', 'fileChange', 'egress'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+type Answer = 'allow' | 'ask' | 'deny';
+
+export const ACTION_TEXT: Record<Action, string> = {
+  read: 'read a file or list a folder',
+  readOnlyCommand: 'run a command known to be read-only',
+  command: 'run any other allowlisted command',
+  redirect: 'write a file through an output redirect',
+  fileChange: 'change a file (write, edit, patch, copy, move, delete, mkdir, rmdir)',
+  egress: 'reach the network with the fetch tool',
+};
+
+/** mode × action. A fetch can carry workspace data out, so only the two modes that trust the agent let it through. */
+export const MODE_TABLE: Readonly<Record<Mode, Readonly<Record<Action, Answer>>>> = {
+  readOnly: { read: 'allow', readOnlyCommand: 'allow', command: 'deny', redirect: 'deny', fileChange: 'deny', egress: 'ask' },
+  confirm: { read: 'allow', readOnlyCommand: 'ask', command: 'ask', redirect: 'ask', fileChange: 'ask', egress: 'ask' },
+  confirmChanges: { read: 'allow', readOnlyCommand: 'allow', command: 'ask', redirect: 'ask', fileChange: 'ask', egress: 'allow' },
+  auto: { read: 'allow', readOnlyCommand: 'allow', command: 'allow', redirect: 'allow', fileChange: 'allow', egress: 'allow' },
+};
+
+const WHY: Record<Mode, string> = {
+  readOnly: 'Read-only mode',
+  confirm: 'Confirm mode (every command and change is confirmed)',
+  confirmChanges: 'Confirm-changes mode (anything that may change files is confirmed)',
+  auto: 'Auto mode',
+};
+
+export const NETWORKS = ['deny', 'fetch', 'allow'] as const;
+export type Network = (typeof NETWORKS)[number];
+
+/**
+ * network × who reaches it. `fetch` (the default) lets only the fetch tool out (public addresses, every hop
+ * checked, asked per mode); sandboxed commands get a network only with `allow`. Without a sandbox a command's
+ * network cannot be cut: that is what `isolation` is for.
+ */
+export const NETWORK_TABLE: Readonly<Record<Network, { readonly fetch: boolean; readonly sandboxedCommands: boolean }>> = {
+  deny: { fetch: false, sandboxedCommands: false },
+  fetch: { fetch: true, sandboxedCommands: false },
+  allow: { fetch: true, sandboxedCommands: true },
+};
+
+export const ISOLATIONS = ['none', 'auto', 'required'] as const;
+export type Isolation = (typeof ISOLATIONS)[number];
+
+/** isolation × whether a sandbox can run here → what happens to a command. */
+export const ISOLATION_TABLE: Readonly<Record<Isolation, { readonly available: IsolationOutcome; readonly unavailable: IsolationOutcome }>> = {
+  none: { available: 'unsandboxed', unavailable: 'unsandboxed' },
+  auto: { available: 'sandboxed', unavailable: 'unsandboxed' },
+  required: { available: 'sandboxed', unavailable: 'denied' },
+};
+export type IsolationOutcome = 'sandboxed' | 'unsandboxed' | 'denied';
+
+export function modesOf(setting: ModeSetting): readonly Mode[] {
+  return typeof setting === 'string' ? [setting] : setting;
+}
+
+/** `readOnly`, or `readOnly+confirm` for a combination: for logs, status and descriptions. */
+export function modeLabel(setting: ModeSetting): string {
+  return modesOf(setting).join('+');
+}
+
+const ANSWER_RANK: Record<Answer, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** The answer of a mode setting for an action: the strictest of its modes. */
+export function modeAnswer(setting: ModeSetting, action: Action): Answer {
+  let best: Answer = 'allow';
+  for (const m of modesOf(setting)) if (ANSWER_RANK[MODE_TABLE[m][action]] > ANSWER_RANK[best]) best = MODE_TABLE[m][action];
+  return best;
+}
+
+/** The mode's verdict for a request doing all of `actions` (the strictest wins), with a rule id and a reason. */
+export function modeVerdict(setting: ModeSetting, actions: readonly Action[], what: string): Verdict {
+  const verdicts = actions.map((action): Verdict => {
+    const answer = modeAnswer(setting, action);
+    const mode = modesOf(setting).find((m) => MODE_TABLE[m][action] === answer)!;
+    const rule = `mode.${mode}.${action}`;
+    if (answer === 'allow') return allow(rule);
+    const reason = `${WHY[mode]}: ${what} may ${ACTION_TEXT[action]}.`;
+    if (answer === 'ask') return ask(rule, reason);
+    return deny('MODE_READ_ONLY' satisfies ErrorCode, rule, `${WHY[mode]} does not let the agent ${ACTION_TEXT[action]}.`);
+  });
+  return strictest(verdicts);
+}
+
+/** The network's verdict for the fetch tool. */
+export function networkVerdict(network: Network): Verdict {
+  return NETWORK_TABLE[network].fetch
+    ? allow(`network.${network}`)
+    : deny('NETWORK_DENIED', 'network.deny', 'The network is off for this workspace (network: deny); the fetch tool cannot reach it.');
+}
+
+/** True when no action of `actions` can ever be allowed (not even after asking) under this mode and network. */
+export function neverAllowed(setting: ModeSetting, network: Network, actions: readonly Action[]): boolean {
+  if (actions.includes('egress') && !NETWORK_TABLE[network].fetch) return true;
+  return actions.some((a) => modeAnswer(setting, a) === 'deny');
+}
+
+/** The sandbox makes the workspace read-only exactly when the mode denies every file change. */
+export function workspaceReadOnly(setting: ModeSetting): boolean {
+  return modeAnswer(setting, 'fileChange') === 'deny' && modeAnswer(setting, 'redirect') === 'deny';
+}
+
+/** Pointwise order derived from the table: `a` is at least as strict as `b` for every action. */
+export function modeAtLeastAsStrict(a: ModeSetting, b: ModeSetting): boolean {
+  return ACTIONS.every((action) => ANSWER_RANK[modeAnswer(a, action)] >= ANSWER_RANK[modeAnswer(b, action)]);
+}
+
+/**
+ * The mode a workspace value yields on top of the user's: the workspace's own when it is stricter everywhere,
+ * the user's when the workspace's would loosen anything, and both combined (strictest answer per action) when
+ * each is stricter somewhere. Returns `loosens` when the workspace value adds nothing stricter.
+ */
+export function tightenMode(current: ModeSetting, proposed: ModeSetting): { mode: ModeSetting; loosens: boolean } {
+  if (modeAtLeastAsStrict(proposed, current)) return { mode: proposed, loosens: false };
+  if (modeAtLeastAsStrict(current, proposed)) return { mode: current, loosens: true };
+  const combined = [...new Set([...modesOf(current), ...modesOf(proposed)])].sort((x, y) => MODES.indexOf(x) - MODES.indexOf(y));
+  return { mode: combined, loosens: false };
+}

@@ -4,8 +4,9 @@ import { isToolError, ToolError } from '../errors';
 import { isInside, relativeTo, resolveInside, type ResolvedPath } from '../paths/confine';
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
-import { modeVerdict, type Action } from '../modes';
-import { allow, deny, strictest, type Verdict } from '../verdict';
+import type { Action } from '../modes';
+import { decidePlanned } from '../pipeline';
+import { allow, deny, type Verdict } from '../verdict';
 import { checkAllowlist } from './allowlist';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
 import { judgeCommand } from './rules';
@@ -46,12 +47,24 @@ export interface DecideContext {
   readonly preApproved?: (key: string) => boolean;
 }
 
+export interface CheckedCommand {
+  /** The exact command line (for auto-approve rules and the approval card). */
+  readonly key: string;
+  readonly plan?: CommandPlan;
+  /** The rules' verdicts: syntax, confinement, allowlist, argument rules, protected redirect targets. */
+  readonly checks: readonly Verdict[];
+  /** For the mode table: what the command does. */
+  readonly actions: readonly Action[];
+  readonly preApproved: boolean;
+}
+
 /**
- * THE decision for a command request: syntax, confinement, allowlist, argument rules, mode. Pure apart from
- * reading the file system to resolve paths. Never throws: every problem becomes a deny verdict with a code.
+ * Plans a command request and checks every rule except the mode (the pipeline adds the mode table's answer).
+ * Pure apart from reading the file system to resolve paths. Never throws: every problem becomes a deny verdict.
  */
-export function decideCommand(request: CommandRequest, policy: Policy, context: DecideContext = {}): CommandDecision {
+export function checkCommand(request: CommandRequest, policy: Policy, context: DecideContext = {}): CheckedCommand {
   const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
+  const preApproved = policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false);
   try {
     const plan = planCommand(request, policy);
     const checks: Verdict[] = [];
@@ -64,12 +77,22 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
     }
-    checks.push(modeVerdictFor(plan, policy, key, context));
-    return { verdict: strictest(checks), key, plan };
+    // The stages decide between a read-only and another command; a redirect is its own action.
+    const actions: Action[] = [plan.readOnly ? 'readOnlyCommand' : 'command', ...(plan.stdoutFile ? (['redirect'] as const) : [])];
+    return { key, plan, checks, actions, preApproved };
   } catch (e) {
-    if (isToolError(e)) return { verdict: deny(e.code, e.rule ?? 'request.invalid', e.message), key };
-    return { verdict: deny('BAD_REQUEST', 'request.invalid', `The request could not be understood: ${(e as Error).message}`), key };
+    const verdict = isToolError(e)
+      ? deny(e.code, e.rule ?? 'request.invalid', e.message)
+      : deny('BAD_REQUEST', 'request.invalid', `The request could not be understood: ${(e as Error).message}`);
+    return { key, checks: [verdict], actions: [], preApproved };
   }
+}
+
+/** THE decision for a command request: its rules and the mode table, exactly as the pipeline decides it. */
+export function decideCommand(request: CommandRequest, policy: Policy, context: DecideContext = {}): CommandDecision {
+  const checked = checkCommand(request, policy, context);
+  const verdict = decidePlanned(policy, { ...checked, what: `"${checked.key}"` });
+  return { verdict, key: checked.key, ...(checked.plan && { plan: checked.plan }) };
 }
 
 function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
@@ -112,14 +135,6 @@ export function effectiveTimeoutSeconds(requested: number | undefined, policy: P
   if (requested === undefined) return policy.defaultTimeoutSeconds;
   if (!Number.isFinite(requested) || requested <= 0) throw new ToolError('BAD_REQUEST', `The timeout must be a positive number of seconds (got ${requested}).`, 'request.timeout');
   return Math.min(requested, policy.maxTimeoutSeconds);
-}
-
-/** The mode table's answer for this command; a remembered or auto-approved command line skips the question. */
-function modeVerdictFor(plan: CommandPlan, policy: Policy, key: string, context: DecideContext): Verdict {
-  const actions: Action[] = [plan.readOnly ? 'readOnlyCommand' : 'command', ...(plan.stdoutFile ? (['redirect'] as const) : [])];
-  const verdict = modeVerdict(policy.mode, actions, `"${key}"`);
-  if (verdict.kind !== 'ask') return verdict;
-  return policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false) ? allow('approval.remembered') : verdict;
 }
 
 /** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */

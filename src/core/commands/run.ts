@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { gate, recordDecision, type ApprovalOption, type Approver, type ApprovalRequest } from '../approval';
+import type { ApprovalOption, Approver, ApprovalRequest } from '../approval';
 import type { ApprovalMemory } from '../approvalMemory';
-import type { AuditLog, ResultType } from '../audit';
-import { isToolError, type ErrorCode } from '../errors';
+import type { AuditLog } from '../audit';
+import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
+import { runGuarded, type Denial } from '../pipeline';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
-import { decideCommand, type CommandDecision, type CommandRequest } from './decide';
+import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
 import { prepareArgv } from './rules';
 
 export type CommandOutcome = ExecOutcome | 'denied';
@@ -46,7 +46,7 @@ export interface CommandResult {
   readonly approvedBy?: string;
   readonly warning?: string;
   readonly error?: string;
-  readonly denial?: { readonly code: ErrorCode; readonly message: string; readonly rule: string };
+  readonly denial?: Denial;
 }
 
 export interface CommandDeps {
@@ -67,41 +67,58 @@ export interface CallContext {
 }
 
 /**
- * The one pipeline for commands: decide → approve → execute → audit. Every command tool calls this and nothing
- * else, so no tool has a private shortcut past the rules.
+ * Commands on the one guarded pipeline (src/core/pipeline.ts): plan and check (syntax, confinement, allowlist,
+ * argument rules, sandbox, child environment) → the mode table → approval → execute (sandboxed) → audit. Every
+ * command tool calls this and nothing else, so no tool has a private shortcut past the rules.
  */
-export async function runCommand(request: CommandRequest, deps: CommandDeps, call: CallContext): Promise<CommandResult> {
-  const policy = deps.policy();
+export function runCommand(request: CommandRequest, deps: CommandDeps, call: CallContext): Promise<CommandResult> {
   const isolation = deps.isolation();
-  const requestId = call.requestId ?? randomUUID();
-  const decision = decideCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false });
-  let verdict: Verdict = decision.verdict;
-  if (verdict.kind !== 'deny' && isolation.denial) verdict = deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial);
+  let approvalMs = 0;
+  return runGuarded<CommandResult>(deps, call, {
+    event: 'shell_execution_audit',
+    refused: (denial, waitedMs) => denied(denial, isolation.kind, waitedMs),
+    failed: (e) => denied({ code: isToolError(e) ? e.code : 'EXEC_ERROR', message: (e as Error).message, rule: isToolError(e) && e.rule ? e.rule : 'exec.failed' }, isolation.kind, approvalMs),
+    audited: (r) =>
+      r.outcome === 'denied'
+        ? {}
+        : {
+            duration: r.durationMs / 1000, queue_ms: r.queueMs, return_code: r.exitCode, signal: r.signal,
+            stdout_bytes: r.stdoutBytes, stderr_bytes: r.stderrBytes, stdout_truncated: r.stdoutTruncated, stderr_truncated: r.stderrTruncated,
+            ...(r.error && { error_type: r.error }),
+          },
+    plan: (policy) => {
+      const checked = checkCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false });
+      const checks = [...checked.checks];
+      if (isolation.denial) checks.push(deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial));
+      let env: Record<string, string> | undefined;
+      try {
+        env = { ...NON_INTERACTIVE_ENV, ...buildChildEnv({
+          parentEnv: deps.parentEnv ?? process.env,
+          allowlist: policy.childEnvAllowlist,
+          ...(policy.safePath !== undefined && { safePath: policy.safePath }),
+          ...(request.env && { overrides: { ...request.env } }),
+        }) };
+      } catch (e) {
+        checks.push(deny(isToolError(e) ? e.code : 'BAD_REQUEST', isToolError(e) && e.rule ? e.rule : 'env.not-allowed', (e as Error).message));
+      }
+      return {
+        ...checked,
+        checks,
+        what: `"${checked.key}"`,
+        subject: auditSubject(request, checked, policy, isolation.kind),
+        decisionSubject: { command: checked.key },
+        request: (verdict, id) => approvalRequest(id, call.tool, verdict, checked, request, isolation.kind),
+        execute: async (gated) => {
+          approvalMs = gated.waitedMs;
+          if (gated.approvedBy) rememberApproval(deps.memory, checked.key, gated.option);
+          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated);
+        },
+      };
+    },
+  });
+}
 
-  let env: Record<string, string> | undefined;
-  if (verdict.kind !== 'deny') {
-    try {
-      env = { ...NON_INTERACTIVE_ENV, ...buildChildEnv({
-        parentEnv: deps.parentEnv ?? process.env,
-        allowlist: policy.childEnvAllowlist,
-        ...(policy.safePath !== undefined && { safePath: policy.safePath }),
-        ...(request.env && { overrides: { ...request.env } }),
-      }) };
-    } catch (e) {
-      verdict = deny(isToolError(e) ? e.code : 'BAD_REQUEST', isToolError(e) && e.rule ? e.rule : 'env.not-allowed', (e as Error).message);
-    }
-  }
-
-  const gated = await gate(verdict, deps.approver(), () => approvalRequest(requestId, call.tool, decision, request, isolation.kind), call.signal);
-  const base = auditBase(call.tool, requestId, request, decision, policy, isolation.kind);
-  recordDecision(deps.audit, call.tool, requestId, gated, { command: decision.key });
-  if (!gated.allowed) {
-    deps.audit.record({ ...base, result_type: 'rejected', rejection_reason: gated.reason, error_code: gated.code, rule: gated.rule, approval_ms: gated.waitedMs });
-    return denied(gated.code, gated.reason, gated.rule, isolation.kind, gated.waitedMs);
-  }
-  if (gated.approvedBy) rememberApproval(deps.memory, decision.key, gated.option);
-
-  const plan = decision.plan!;
+async function execute(deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy, isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }): Promise<CommandResult> {
   let stages: ExecStage[];
   try {
     stages = plan.parsed.stages.map((argv) => {
@@ -112,14 +129,12 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
     const code = isToolError(e) ? e.code : 'ISOLATION_UNAVAILABLE';
-    const message = `The command cannot be sandboxed: ${(e as Error).message}`;
-    deps.audit.record({ ...base, result_type: 'rejected', rejection_reason: message, error_code: code, rule: 'isolation.wrap-failed', approval_ms: gated.waitedMs });
-    return denied(code, message, 'isolation.wrap-failed', isolation.kind, gated.waitedMs);
+    return denied({ code, message: `The command cannot be sandboxed: ${(e as Error).message}`, rule: 'isolation.wrap-failed' }, isolation.kind, gated.waitedMs);
   }
   const result: ExecResult = await deps.executor.run({
     stages,
     cwd: plan.cwd.real,
-    env: env!,
+    env,
     ...(request.stdin !== undefined && { stdin: request.stdin }),
     ...(plan.stdinFile && { stdinFile: plan.stdinFile.real }),
     ...(plan.stdoutFile && { stdoutFile: { path: plan.stdoutFile.target.real, append: plan.stdoutFile.append } }),
@@ -127,21 +142,6 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     outputLimitBytes: policy.outputLimitBytes,
     ...(call.signal && { signal: call.signal }),
     ...(call.onProgress && { onProgress: call.onProgress }),
-  });
-  deps.audit.record({
-    ...base,
-    result_type: resultType(result.outcome),
-    duration: result.durationMs / 1000,
-    queue_ms: result.queueMs,
-    approval_ms: gated.waitedMs,
-    ...(gated.approvedBy && { approved_by: gated.approvedBy }),
-    return_code: result.exitCode,
-    signal: result.signal,
-    stdout_bytes: result.stdoutBytes,
-    stderr_bytes: result.stderrBytes,
-    stdout_truncated: result.stdoutTruncated,
-    stderr_truncated: result.stderrTruncated,
-    ...(result.error && { error_type: result.error }),
   });
   return {
     outcome: result.outcome,
@@ -177,31 +177,18 @@ function rememberApproval(memory: ApprovalMemory | undefined, key: string, optio
   else if (option === 'timed') memory.allowFor(key, TIMED_APPROVAL_MS);
 }
 
-function denied(code: ErrorCode, message: string, rule: string, isolation: string, approvalMs: number): CommandResult {
+function denied(denial: Denial, isolation: string, approvalMs: number): CommandResult {
   return {
     outcome: 'denied', exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false,
-    stdoutBytes: 0, stderrBytes: 0, durationMs: 0, queueMs: 0, approvalMs, isolation, denial: { code, message, rule },
+    stdoutBytes: 0, stderrBytes: 0, durationMs: 0, queueMs: 0, approvalMs, isolation, denial,
   };
 }
 
-function resultType(outcome: ExecOutcome): ResultType {
-  switch (outcome) {
-    case 'ok': return 'success';
-    case 'failed': return 'failed';
-    case 'timeout': return 'timeout';
-    case 'canceled': return 'canceled';
-    case 'output_limit': return 'output_limit';
-    case 'error': return 'process_error';
-  }
-}
-
-function auditBase(tool: string, requestId: string, request: CommandRequest, decision: CommandDecision, policy: Policy, isolation: string) {
-  const plan = decision.plan;
+/** The audit fields of a command request (mcp-shell-server's names), whether it ran or not. */
+function auditSubject(request: CommandRequest, checked: CheckedCommand, policy: Policy, isolation: string) {
+  const plan = checked.plan;
   const argv = Array.isArray(request.command) ? request.command.map(String) : [];
   return {
-    event: 'shell_execution_audit',
-    tool,
-    request_id: requestId,
     command: argv[0] ?? '',
     argv,
     directory: plan?.cwd.real ?? request.directory ?? policy.root,
@@ -212,21 +199,18 @@ function auditBase(tool: string, requestId: string, request: CommandRequest, dec
     ...(request.env && { env: request.env }),
     timeout: plan ? plan.timeoutMs / 1000 : null,
     output_limit: policy.outputLimitBytes,
-    mode: policy.mode,
     isolation,
-    rule: decision.verdict.rule,
   };
 }
 
-function approvalRequest(id: string, tool: string, decision: CommandDecision, request: CommandRequest, isolation: string): ApprovalRequest {
-  const plan = decision.plan!;
-  const v = decision.verdict;
+function approvalRequest(id: string, tool: string, v: Verdict & { kind: 'ask' }, checked: CheckedCommand, request: CommandRequest, isolation: string): ApprovalRequest {
+  const plan = checked.plan!;
   return {
     id,
     tool,
     rule: v.rule,
-    reason: v.kind === 'ask' ? v.reason : '',
-    key: decision.key,
+    reason: v.reason,
+    key: checked.key,
     command: {
       stages: plan.parsed.stages,
       cwd: plan.cwd.relative,

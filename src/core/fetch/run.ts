@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { gate, recordDecision } from '../approval';
-import type { ResultType } from '../audit';
 import { isToolError, type ErrorCode } from '../errors';
-import type { Policy } from '../policy';
-import { modeVerdict, networkVerdict } from '../modes';
-import { strictest, type Verdict } from '../verdict';
+import { networkVerdict } from '../modes';
+import { runGuarded } from '../pipeline';
+import type { Verdict } from '../verdict';
 import type { FileCall, FileDeps } from '../files/types';
 import { isDenialCode } from '../files/types';
 import { checkUrl, FetchTimeoutError, guardedGet } from './client';
@@ -36,83 +33,70 @@ export interface FetchResult {
   readonly error?: { readonly code: ErrorCode; readonly message: string; readonly rule?: string };
 }
 
-/** Fetch is egress: the network setting says whether it may reach out at all, the mode whether to ask first. */
-export function decideFetch(policy: Pick<Policy, 'mode' | 'network'>): Verdict {
-  return strictest([networkVerdict(policy.network), modeVerdict(policy.mode, ['egress'], 'a fetch (it can carry workspace data out)')]);
-}
-
 const TEXTUAL = /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|ecmascript|x-www-form-urlencoded|yaml|x-yaml|toml)\b)/i;
 
+const WHAT = 'a fetch (it can carry workspace data out)';
+
 /**
- * The fetch pipeline: URL check → address guard (before anyone is asked) → mode/approval → guarded GET (which
- * judges every hop again) → decode / prettify → audit (`fetch_audit`, never the body).
+ * Fetch on the one guarded pipeline: network setting (before any DNS lookup) → URL and address guard (before
+ * anyone is asked) → the mode table (egress) → approval → guarded GET (which judges every hop again) → decode /
+ * prettify → audit (`fetch_audit`, never the body).
  */
-export async function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, lookup?: LookupAll): Promise<FetchResult> {
-  const policy = deps.policy();
-  const requestId = call.requestId ?? randomUUID();
-  const audit = (r: FetchResult, type: ResultType, rule: string, extra: Record<string, unknown> = {}) =>
-    deps.audit.record({
-      event: 'fetch_audit',
-      tool: call.tool,
-      request_id: requestId,
-      result_type: type,
-      url: input.url,
-      rule,
+export function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, lookup?: LookupAll): Promise<FetchResult> {
+  let address: string | undefined;
+  return runGuarded<FetchResult>(deps, call, {
+    event: 'fetch_audit',
+    failed: (e) => failed(input.url, e),
+    refused: (denial) => ({ outcome: 'denied', message: denial.message, url: input.url, denial }),
+    audited: (r) => ({
       ...(r.finalUrl !== undefined && r.finalUrl !== input.url && { final_url: r.finalUrl }),
       ...(r.status !== undefined && { status: r.status }),
       ...(r.bytes !== undefined && { bytes: r.bytes, truncated: r.truncated === true }),
       ...(r.redirects && { redirects: r.redirects.length }),
-      ...(r.denial && { error_code: r.denial.code, rejection_reason: r.denial.message }),
-      ...(r.error && { error_code: r.error.code, error_message: r.error.message }),
-      ...extra,
-    });
+      ...(r.error && { error_code: r.error.code, error_message: r.error.message, ...(r.error.rule && { rule: r.error.rule }) }),
+      ...(address !== undefined && { address }),
+    }),
+    plan: async (policy) => {
+      const planned = {
+        actions: ['egress'] as const,
+        what: WHAT,
+        subject: { url: input.url },
+        request: (verdict: Verdict & { kind: 'ask' }, id: string) => ({ id, tool: call.tool, rule: verdict.rule, reason: verdict.reason, key: `${call.tool} ${input.url}`, fetch: { url: input.url } }),
+        execute: async (gated: { approvedBy?: string }) => {
+          const res = await guardedGet(input.url, { policy: policy.fetch, ...(lookup && { lookup }), ...(call.signal && { signal: call.signal }) });
+          address = res.address;
+          return { ...describeResponse(res, input, policy.fetch.maxBytes), ...(gated.approvedBy && { approvedBy: gated.approvedBy }) };
+        },
+      };
+      // With the network off nothing is looked up: not even a DNS query leaves the machine.
+      const network = networkVerdict(policy.network);
+      if (network.kind === 'deny') return { ...planned, checks: [network] };
+      const url = checkUrl(input.url);
+      await resolveChecked(url.hostname, policy.fetch, lookup ?? systemLookup);
+      return { ...planned, checks: [] };
+    },
+  });
+}
 
-  try {
-    const url = checkUrl(input.url);
-    await resolveChecked(url.hostname, policy.fetch, lookup ?? systemLookup);
-  } catch (e) {
-    const r = failed(input.url, e);
-    audit(r, r.outcome === 'denied' ? 'rejected' : 'failed', ruleOf(e, 'fetch.check'));
-    return r;
-  }
-
-  const verdict = decideFetch(policy);
-  const gated = await gate(verdict, deps.approver(), () => ({ id: requestId, tool: call.tool, rule: verdict.rule, reason: verdict.kind === 'ask' ? verdict.reason : '', key: `${call.tool} ${input.url}`, fetch: { url: input.url } }), call.signal);
-  recordDecision(deps.audit, call.tool, requestId, gated, { url: input.url });
-  if (!gated.allowed) {
-    const r: FetchResult = { outcome: 'denied', message: gated.reason, url: input.url, denial: { code: gated.code, message: gated.reason, rule: gated.rule } };
-    audit(r, 'approval_denied', gated.rule, { approval_ms: gated.waitedMs });
-    return r;
-  }
-
-  try {
-    const res = await guardedGet(input.url, { policy: policy.fetch, ...(lookup && { lookup }), ...(call.signal && { signal: call.signal }) });
-    const textual = res.contentType === '' || TEXTUAL.test(res.contentType);
-    let body: string | undefined;
-    let prettified = false;
-    if (textual) {
-      body = decodeBody(res.body, res.contentType);
-      if (input.prettify && /html|xml/i.test(res.contentType || 'html') && /<[a-z!]/i.test(body)) {
-        body = htmlToText(body);
-        prettified = true;
-      }
+function describeResponse(res: Awaited<ReturnType<typeof guardedGet>>, input: FetchInput, maxBytes: number): FetchResult {
+  const textual = res.contentType === '' || TEXTUAL.test(res.contentType);
+  let body: string | undefined;
+  let prettified = false;
+  if (textual) {
+    body = decodeBody(res.body, res.contentType);
+    if (input.prettify && /html|xml/i.test(res.contentType || 'html') && /<[a-z!]/i.test(body)) {
+      body = htmlToText(body);
+      prettified = true;
     }
-    const cut = res.truncated ? ` The body was cut at ${policy.fetch.maxBytes} bytes.` : '';
-    const message = textual
-      ? `HTTP ${res.status} ${res.statusText} from ${res.finalUrl} (${res.body.length} bytes${res.contentType ? `, ${res.contentType}` : ''}).${cut}`
-      : `HTTP ${res.status} ${res.statusText} from ${res.finalUrl}: ${res.contentType} content (${res.body.length} bytes) is not text and is not shown.${cut}`;
-    const r: FetchResult = {
-      outcome: 'ok', message, url: input.url, finalUrl: res.finalUrl, status: res.status, statusText: res.statusText, contentType: res.contentType,
-      ...(body !== undefined && { body }), bytes: res.body.length, truncated: res.truncated, prettified, redirects: res.redirects,
-      ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
-    };
-    audit(r, 'success', verdict.rule, { address: res.address, ...(gated.approvedBy && { approved_by: gated.approvedBy }) });
-    return r;
-  } catch (e) {
-    const r = failed(input.url, e);
-    audit(r, r.outcome === 'timeout' ? 'timeout' : r.outcome === 'denied' ? 'rejected' : 'failed', ruleOf(e, verdict.rule));
-    return r;
   }
+  const cut = res.truncated ? ` The body was cut at ${maxBytes} bytes.` : '';
+  const message = textual
+    ? `HTTP ${res.status} ${res.statusText} from ${res.finalUrl} (${res.body.length} bytes${res.contentType ? `, ${res.contentType}` : ''}).${cut}`
+    : `HTTP ${res.status} ${res.statusText} from ${res.finalUrl}: ${res.contentType} content (${res.body.length} bytes) is not text and is not shown.${cut}`;
+  return {
+    outcome: 'ok', message, url: input.url, finalUrl: res.finalUrl, status: res.status, statusText: res.statusText, contentType: res.contentType,
+    ...(body !== undefined && { body }), bytes: res.body.length, truncated: res.truncated, prettified, redirects: res.redirects,
+  };
 }
 
 function decodeBody(bytes: Buffer, contentType: string): string {
@@ -122,10 +106,6 @@ function decodeBody(bytes: Buffer, contentType: string): string {
   } catch {
     return new TextDecoder('utf-8').decode(bytes);
   }
-}
-
-function ruleOf(e: unknown, fallback: string): string {
-  return isToolError(e) && e.rule ? e.rule : fallback;
 }
 
 function failed(url: string, e: unknown): FetchResult {

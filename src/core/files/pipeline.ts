@@ -1,15 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { gate, recordDecision, type ApprovalRequest, type ChangeKind } from '../approval';
-import type { ResultType } from '../audit';
-import { isToolError, type ErrorCode } from '../errors';
+import type { ApprovalRequest, ChangeKind } from '../approval';
+import { isToolError } from '../errors';
 import type { ResolvedPath } from '../paths/confine';
-import { decideFileChange, decideFileRead } from './decide';
+import { runGuarded, type Denial } from '../pipeline';
+import { checkProtectedTargets } from './decide';
 import { isDenialCode, type FileCall, type FileDeps, type FileResult } from './types';
 
 /**
- * The one pipeline for file tools, the same shape as the command pipeline: plan (resolve and confine every
- * path) → decide (protected paths, mode) → preview (the exact new content and its diff) → gate (approval sees
- * that diff) → apply → audit. No file tool writes anything any other way.
+ * File tools on the one guarded pipeline (src/core/pipeline.ts): plan (resolve and confine every path) → decide
+ * (protected paths, the mode table) → preview (the exact new content and its diff) → approval (sees that diff) →
+ * apply → audit. No file tool writes anything any other way.
  */
 
 export interface ChangePreview {
@@ -36,117 +35,83 @@ export interface PlannedChange {
   readonly apply: (preview: ChangePreview) => ApplyOutcome | Promise<ApplyOutcome>;
 }
 
-export async function runFileChange(deps: FileDeps, call: FileCall, plan: () => PlannedChange | Promise<PlannedChange>): Promise<FileResult> {
-  const policy = deps.policy();
-  const requestId = call.requestId ?? randomUUID();
-  const audit = (result: FileResult, type: ResultType, extra: Record<string, unknown> = {}) =>
-    deps.audit.record({
-      event: 'file_audit',
-      tool: call.tool,
-      request_id: requestId,
-      result_type: type,
-      files: result.files,
-      mode: policy.mode,
-      ...(result.bytes !== undefined && { bytes: result.bytes }),
-      ...(result.changed !== undefined && { changed: result.changed }),
-      ...(result.backup !== undefined && { backup: result.backup, backup_deleted: result.backupDeleted === true }),
-      ...(result.denial && { error_code: result.denial.code, rejection_reason: result.denial.message, rule: result.denial.rule }),
-      ...(result.error && { error_code: result.error.code, error_message: result.error.message, ...(result.error.rule && { rule: result.error.rule }) }),
-      ...extra,
-    });
+const audited = (r: FileResult) => ({
+  files: r.files,
+  ...(r.bytes !== undefined && { bytes: r.bytes }),
+  ...(r.truncated !== undefined && { truncated: r.truncated }),
+  ...(r.changed !== undefined && { changed: r.changed }),
+  ...(r.backup !== undefined && { backup: r.backup, backup_deleted: r.backupDeleted === true }),
+  ...(r.error && { error_code: r.error.code, error_message: r.error.message, ...(r.error.rule && { rule: r.error.rule }) }),
+});
 
-  let planned: PlannedChange;
-  try {
-    planned = await plan();
-  } catch (e) {
-    const r = failure(e, []);
-    audit(r, r.outcome === 'denied' ? 'rejected' : 'failed');
-    return r;
-  }
-  const { files } = planned;
-  const verdict = decideFileChange(planned.targets, policy);
-  if (verdict.kind === 'deny') {
-    const r = denied(verdict.code, verdict.reason, verdict.rule, files);
-    audit(r, 'rejected');
-    return r;
-  }
-
+export function runFileChange(deps: FileDeps, call: FileCall, plan: () => PlannedChange | Promise<PlannedChange>): Promise<FileResult> {
+  let files: readonly string[] = [];
   let preview: ChangePreview = {};
-  try {
-    if (planned.preview) preview = await planned.preview();
-  } catch (e) {
-    const r = failure(e, files);
-    audit(r, r.outcome === 'denied' ? 'rejected' : 'failed', { rule: verdict.rule });
-    return r;
-  }
-
-  const request = (): ApprovalRequest => ({
-    id: requestId,
-    tool: call.tool,
-    rule: verdict.rule,
-    reason: verdict.kind === 'ask' ? verdict.reason : '',
-    key: `${call.tool} ${files.join(' ')}`,
-    change: {
-      kind: planned.kind,
-      files,
-      ...(preview.diff !== undefined && { diff: preview.diff }),
-      ...(preview.proposed !== undefined && { proposed: preview.proposed }),
-      ...(preview.original !== undefined && { original: preview.original }),
+  return runGuarded<FileResult>(deps, call, {
+    event: 'file_audit',
+    audited,
+    failed: (e) => failure(e, files),
+    refused: (d) => ({ ...denied(d, files), ...(preview.diff !== undefined && { diff: preview.diff }) }),
+    plan: async (policy) => {
+      const planned = await plan();
+      files = planned.files;
+      return {
+        actions: ['fileChange'],
+        checks: checkProtectedTargets(planned.targets, policy),
+        what: 'this change',
+        subject: { files },
+        preview: async () => {
+          if (planned.preview) preview = await planned.preview();
+          return { skipApproval: preview.unchanged === true };
+        },
+        request: (verdict, id): ApprovalRequest => ({
+          id,
+          tool: call.tool,
+          rule: verdict.rule,
+          reason: verdict.reason,
+          key: `${call.tool} ${files.join(' ')}`,
+          change: {
+            kind: planned.kind,
+            files,
+            ...(preview.diff !== undefined && { diff: preview.diff }),
+            ...(preview.proposed !== undefined && { proposed: preview.proposed }),
+            ...(preview.original !== undefined && { original: preview.original }),
+          },
+        }),
+        execute: async (gated) => ({ outcome: 'ok', files, ...(await planned.apply(preview)), ...(gated.approvedBy && { approvedBy: gated.approvedBy }) }),
+      };
     },
   });
-  const gated = preview.unchanged ? ({ allowed: true, waitedMs: 0 } as const) : await gate(verdict, deps.approver(), request, call.signal);
-  recordDecision(deps.audit, call.tool, requestId, gated, { files });
-  if (!gated.allowed) {
-    const r = { ...denied(gated.code, gated.reason, gated.rule, files), ...(preview.diff !== undefined && { diff: preview.diff }) };
-    audit(r, gated.code === 'APPROVAL_DENIED' || gated.code === 'APPROVAL_UNAVAILABLE' ? 'approval_denied' : 'rejected', { approval_ms: gated.waitedMs });
-    return r;
-  }
-
-  try {
-    const applied = await planned.apply(preview);
-    const r: FileResult = { outcome: 'ok', files, ...applied, ...(gated.approvedBy && { approvedBy: gated.approvedBy }) };
-    audit(r, 'success', { rule: verdict.rule, approval_ms: gated.waitedMs, ...(gated.approvedBy && { approved_by: gated.approvedBy }) });
-    return r;
-  } catch (e) {
-    const r = failure(e, files);
-    audit(r, r.outcome === 'denied' ? 'rejected' : 'failed', { rule: verdict.rule });
-    return r;
-  }
 }
 
-/** Reads: confinement (inside `run`) is the rule; every read is audited (paths and sizes, never contents). */
-export async function runFileRead(deps: FileDeps, call: FileCall, run: () => Omit<FileResult, 'outcome'> | Promise<Omit<FileResult, 'outcome'>>): Promise<FileResult> {
-  const requestId = call.requestId ?? randomUUID();
-  const verdict = decideFileRead(deps.policy());
-  let r: FileResult;
-  try {
-    r = { outcome: 'ok', ...(await run()) };
-  } catch (e) {
-    r = failure(e, []);
-  }
-  deps.audit.record({
+/** Reads: the mode table allows them in every mode; confinement (inside `run`) is their rule; every read is audited (paths and sizes, never contents). */
+export function runFileRead(deps: FileDeps, call: FileCall, run: () => Omit<FileResult, 'outcome'> | Promise<Omit<FileResult, 'outcome'>>): Promise<FileResult> {
+  return runGuarded<FileResult>(deps, call, {
     event: 'file_audit',
-    tool: call.tool,
-    request_id: requestId,
-    result_type: r.outcome === 'ok' ? 'success' : r.outcome === 'denied' ? 'rejected' : 'failed',
-    files: r.files,
-    rule: r.denial?.rule ?? r.error?.rule ?? verdict.rule,
-    ...(r.bytes !== undefined && { bytes: r.bytes }),
-    ...(r.truncated !== undefined && { truncated: r.truncated }),
-    ...(r.denial && { error_code: r.denial.code, rejection_reason: r.denial.message }),
-    ...(r.error && { error_code: r.error.code, error_message: r.error.message }),
+    audited,
+    failed: (e) => failure(e, []),
+    refused: (d) => denied(d, []),
+    plan: () => ({
+      actions: ['read'],
+      checks: [],
+      what: 'this read',
+      subject: {},
+      request: () => {
+        throw new Error('reads are never asked');
+      },
+      execute: async () => ({ outcome: 'ok', ...(await run()) }),
+    }),
   });
-  return r;
 }
 
-function denied(code: ErrorCode, message: string, rule: string, files: readonly string[]): FileResult {
-  return { outcome: 'denied', message, files, denial: { code, message, rule } };
+function denied(d: Denial, files: readonly string[]): FileResult {
+  return { outcome: 'denied', message: d.message, files, denial: d };
 }
 
 /** Any exception as a result: ToolErrors keep their code; anything else is an I/O error with its message. */
 export function failure(e: unknown, files: readonly string[]): FileResult {
   if (isToolError(e)) {
-    if (isDenialCode(e.code)) return denied(e.code, e.message, e.rule ?? 'file.denied', files);
+    if (isDenialCode(e.code)) return denied({ code: e.code, message: e.message, rule: e.rule ?? 'file.denied' }, files);
     return { outcome: 'failed', message: e.message, files, error: { code: e.code, message: e.message, ...(e.rule && { rule: e.rule }) } };
   }
   const message = (e as Error)?.message ?? String(e);

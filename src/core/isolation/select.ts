@@ -1,4 +1,4 @@
-import type { Isolation } from '../policy';
+import { ISOLATION_TABLE, type Isolation } from '../modes';
 import { createBwrapSandbox } from './bwrap';
 import { createSeatbeltSandbox } from './seatbelt';
 import type { IsolationProbe, Sandbox } from './types';
@@ -36,23 +36,18 @@ function remedy(probe: IsolationProbe): string {
 }
 
 export function selectSandbox(isolation: Isolation, probe: IsolationProbe): SandboxSelection {
+  const row = ISOLATION_TABLE[isolation] as (typeof ISOLATION_TABLE)[Isolation] | undefined;
+  // An isolation value this code does not know: deny, never guess.
+  if (!row) return { sandbox: null, denial: { code: 'ISOLATION_UNAVAILABLE', reason: `Unknown isolation setting "${String(isolation)}".` } };
   if (isolation === 'none') return { sandbox: null };
   const sandbox = sandboxFromProbe(probe);
   const reason = probe.reason ?? `no ${probe.kind === 'none' ? '' : probe.kind + ' '}sandbox is available`;
-  if (isolation === 'auto') {
-    if (sandbox) return probe.limitations?.length ? { sandbox, warning: probe.limitations.join(' ') } : { sandbox };
-    return { sandbox: null, warning: `Commands run WITHOUT an OS sandbox: ${reason}` };
+  switch (row[sandbox ? 'available' : 'unavailable']) {
+    case 'sandboxed':
+      return probe.limitations?.length ? { sandbox, warning: probe.limitations.join(' ') } : { sandbox };
+    case 'unsandboxed':
+      return { sandbox: null, warning: `Commands run WITHOUT an OS sandbox: ${reason}` };
+    case 'denied':
+      return { sandbox: null, denial: { code: 'ISOLATION_UNAVAILABLE', reason: `Isolation is required but no sandbox can run: ${reason}${remedy(probe)}` } };
   }
-  if (isolation === 'required') {
-    if (sandbox) return probe.limitations?.length ? { sandbox, warning: probe.limitations.join(' ') } : { sandbox };
-    return {
-      sandbox: null,
-      denial: {
-        code: 'ISOLATION_UNAVAILABLE',
-        reason: `Isolation is required but no sandbox can run: ${reason}${remedy(probe)}`,
-      },
-    };
-  }
-  // An isolation value this code does not know: deny, never guess.
-  return { sandbox: null, denial: { code: 'ISOLATION_UNAVAILABLE', reason: `Unknown isolation setting "${String(isolation)}".` } };
 }

@@ -204,15 +204,36 @@ describe('symlink escapes are denied and nothing outside is touched', () => {
 });
 
 describe('disableTools and modes through the CLI', () => {
-  it('leaves out disabled tools by exact name, and read-only mode denies changes', async () => {
-    const s = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--mode', 'readOnly', '--disableTools', 'editFile,fetch']);
+  it('leaves out disabled tools by exact name', async () => {
+    const s = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--mode', 'auto', '--disableTools', 'editFile,fetch']);
     const c = await httpClient(s.url);
     try {
       const names = (await c.listTools()).tools.map((t) => t.name);
       expect(names).not.toContain('editFile');
       expect(names).not.toContain('fetch');
       expect(names).toContain('applyPatch');
-      const r = await c.callTool({ name: 'writeFile', arguments: { file: 'ro.txt', text: 'x' } });
+    } finally {
+      await c.close();
+      await s.stop();
+    }
+  });
+
+  it('read-only mode offers no change tool, and a call to one changes nothing', async () => {
+    const s = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--mode', 'readOnly']);
+    const c = await httpClient(s.url);
+    try {
+      const names = (await c.listTools()).tools.map((t) => t.name);
+      for (const change of ['writeFile', 'editFile', 'applyPatch', 'replaceInFile', 'copyFile', 'moveRenameFile', 'deleteFile', 'mkdir', 'rmdir']) expect(names).not.toContain(change);
+      expect(names).toEqual(expect.arrayContaining(['shell_execute', 'cmdshell', 'readFile', 'listFiles', 'fetch']));
+      const r = await c.callTool({ name: 'writeFile', arguments: { file: 'ro.txt', text: 'x' } }).catch((e: Error) => ({ isError: true, error: e.message }));
+      expect(r.isError).toBe(true);
+      expect(fs.existsSync(file('ro.txt'))).toBe(false);
+    } finally {
+      await c.close();
+      await s.stop();
+    }
+  });
+});
       expect(structured(r).denial.code).toBe('MODE_READ_ONLY');
       expect(fs.existsSync(file('ro.txt'))).toBe(false);
     } finally {

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { deleteFileTool } from '../../core/files/manage';
+import { CHANGES, CHECKED, fileTool } from './define';
+
+export default fileTool({
+  name: 'deleteFile',
+  title: 'Delete a file',
+  description: `Delete one regular file (not a folder, not a symbolic link). ${CHECKED}`,
+  inputSchema: { file: z.string().describe('File relative to the workspace root.') },
+  annotations: CHANGES,
+  actions: ['fileChange'],
+  view: 'change',
+  call: deleteFileTool,
+});

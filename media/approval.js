@@ -7,7 +7,9 @@
   // VS Code defines acquireVsCodeApi as a global `const` in every webview page (not a window property); once per load.
   // @ts-ignore
   const vscode = acquireVsCodeApi();
-  /** @param {object} m */
+  /** @typedef {import('../src/shared/webviewProtocol').WebviewToHost} WebviewToHost */
+  /** @typedef {import('../src/shared/webviewProtocol').HostToWebview} HostToWebview */
+  /** Every message to the host is checked against the protocol's types (tsconfig.webview.json, run by npm test). @param {WebviewToHost} m */
   const post = (m) => vscode.postMessage(m);
   const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -131,6 +133,7 @@
     announceTimer = window.setTimeout(() => (live.textContent = text), 50);
   }
 
+  /** @type {Array<{option: import('../src/core/approval').ApprovalOption, approved: boolean, label: string, key: string, className: string, action: string}>} */
   const OPTION_BUTTONS = [
     { option: 'once', approved: true, label: 'Approve', key: 'A', className: 'primary', action: 'approve' },
     { option: 'once', approved: false, label: 'Deny', key: 'D', className: 'danger', action: 'deny' },
@@ -376,12 +379,9 @@
     }
     const b = OPTION_BUTTONS.find((x) => x.action === action);
     if (!b || (b.approved && !c.options.includes(b.option))) return;
-    /** @type {{type: string, id: string, approved: boolean, option: string, reason?: string}} */
-    const m = { type: 'decide', id, approved: b.approved, option: b.option };
     const input = /** @type {HTMLInputElement|null} */ (card.querySelector('.reason-input'));
     const reason = input ? input.value.trim() : '';
-    if (!b.approved && reason) m.reason = reason;
-    post(m);
+    post({ type: 'decide', id, approved: b.approved, option: b.option, ...(!b.approved && reason ? { reason } : {}) });
     removeCard(id);
     armApproveAll();
     const verb = !b.approved ? 'Denied' : b.option === 'once' ? 'Approved' : b.option === 'session' ? 'Allowed for this session' : b.option === 'timed' ? 'Allowed for 15 minutes' : 'Always allowed';
@@ -468,7 +468,7 @@
   if (history) history.mount($('panel-history'), { post, announce, el, ltr, vscode });
 
   window.addEventListener('message', (event) => {
-    const m = event.data;
+    const m = /** @type {HostToWebview | null} */ (event.data);
     if (!m || typeof m !== 'object') return;
     switch (m.type) {
       case 'show':

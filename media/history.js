@@ -29,7 +29,7 @@
 
   /**
    * @param {HTMLElement} section
-   * @param {{post: (m: object) => void, announce: (s: string) => void, el: Function, ltr: Function, vscode: any}} deps
+   * @param {{post: (m: import('../src/shared/webviewProtocol').WebviewToHost) => void, announce: (s: string) => void, el: Function, ltr: Function, vscode: any}} deps
    */
   function mount(section, deps) {
     ui = deps;

@@ -60,7 +60,7 @@ function exitAfterCleanup(code: number, why: string): void {
   exiting = true;
   log('info', `stopping (${why}): killing every running command`);
   setTimeout(() => hardExit(code), CLEANUP_LIMIT_MS);
-  stopServer().finally(() => hardExit(code));
+  void stopServer().finally(() => hardExit(code));
 }
 process.exit = ((code?: number | string | null) => exitAfterCleanup(typeof code === 'number' ? code : Number(code ?? 0) || 0, 'exit')) as unknown as typeof process.exit;
 process.on('disconnect', () => exitAfterCleanup(1, 'the extension host went away'));

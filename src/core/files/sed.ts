@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
+import { runHelper } from '../exec/helper';
 import { ToolError } from '../errors';
 import { detectLineEnding, toLf, withLineEnding } from './text';
 
 /**
- * GNU sed as a pure text transform: run by the server itself (execFile, no shell, not through the agent's
+ * GNU sed as a pure text transform: run by the server itself (runHelper: no shell, not through the agent's
  * allowlist) with `--sandbox` (no `e`, `r`, `w`: sed cannot run programs or touch files), the script as the ONE
  * program (`-e script`), the current content on stdin and the proposed content read from stdout. Only options
  * that neither select files nor add programs are accepted — the same list as cmdshellmcp.
@@ -57,11 +57,8 @@ let gnuSed: Promise<string> | undefined;
 export function findGnuSed(): Promise<string> {
   return (gnuSed ??= (async () => {
     for (const candidate of ['sed', 'gsed']) {
-      const ok = await new Promise<boolean>((resolve) => {
-        const child = execFile(candidate, ['--sandbox', '-e', 's/a/b/'], { timeout: 5000, env: safeEnv() }, (err, stdout) => resolve(!err && stdout === 'b\n'));
-        child.stdin?.end('a\n');
-      });
-      if (ok) return candidate;
+      const r = await runHelper(candidate, ['--sandbox', '-e', 's/a/b/'], { timeoutMs: 5000, env: safeEnv(), input: 'a\n' });
+      if (!r.error && r.stdout.toString('utf8') === 'b\n') return candidate;
     }
     gnuSed = undefined; // try again next time: it may be installed later
     throw new ToolError('EXEC_ERROR', 'editFile needs GNU sed with --sandbox (version 4.3 or later), and none was found on PATH as "sed" or "gsed". On macOS: brew install gnu-sed.', 'sed.missing');
@@ -74,34 +71,25 @@ export async function runSed(script: string, args: readonly string[], input: str
   const safeArgs = checkSedArgs(args);
   const sed = options.sedPath ?? (await findGnuSed());
   const maxBuffer = options.maxOutputBytes ?? 64 * 1024 * 1024;
-  return new Promise<string>((resolve, reject) => {
-    const child = execFile(
-      sed,
-      ['--sandbox', ...safeArgs, '-e', script],
-      { timeout: options.timeoutMs ?? 10_000, maxBuffer, encoding: 'buffer', env: safeEnv(), ...(options.signal && { signal: options.signal }) },
-      (err, stdout, stderr) => {
-        const errText = stderr.toString('utf8').trim();
-        if (err) {
-          const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: unknown };
-          if (e.code === 'ENOENT') return reject(new ToolError('EXEC_ERROR', `sed could not be started (${sed} not found).`, 'sed.missing'));
-          if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new ToolError('BAD_REQUEST', `sed produced more than ${maxBuffer} bytes; nothing was written.`, 'sed.too-much-output'));
-          if (e.name === 'AbortError') return reject(new ToolError('EXEC_ERROR', 'The edit was canceled; nothing was written.', 'sed.canceled'));
-          if (e.killed) return reject(new ToolError('EXEC_ERROR', `sed did not finish within ${(options.timeoutMs ?? 10_000) / 1000} s and was stopped; nothing was written.`, 'sed.timeout'));
-          if (/disabled in sandbox mode/.test(errText)) return reject(new ToolError('ARGUMENT_FORBIDDEN', `sed refused the script: ${errText} (commands that read files, write files or run programs are not allowed). Nothing was written.`, 'sed.sandbox'));
-          return reject(new ToolError('BAD_REQUEST', `sed failed${typeof e.code === 'number' ? ` (exit ${e.code})` : ''}: ${errText || e.message}. Nothing was written.`, 'sed.failed'));
-        }
-        try {
-          resolve(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(stdout));
-        } catch {
-          reject(new ToolError('BAD_REQUEST', 'sed produced bytes that are not valid UTF-8; nothing was written.', 'sed.not-utf8'));
-        }
-      },
-    );
-    child.stdin?.on('error', () => {
-      /* sed exited before reading everything (e.g. `q`); its exit status tells the story */
-    });
-    child.stdin?.end(Buffer.from(input, 'utf8'));
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const { error: e, stdout, stderr } = await runHelper(sed, ['--sandbox', ...safeArgs, '-e', script], {
+    timeoutMs, maxOutputBytes: maxBuffer, env: safeEnv(), input: Buffer.from(input, 'utf8'), ...(options.signal && { signal: options.signal }),
   });
+  const errText = stderr.trim();
+  if (e) {
+    const code = e.code as unknown;
+    if (code === 'ENOENT') throw new ToolError('EXEC_ERROR', `sed could not be started (${sed} not found).`, 'sed.missing');
+    if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') throw new ToolError('BAD_REQUEST', `sed produced more than ${maxBuffer} bytes; nothing was written.`, 'sed.too-much-output');
+    if (e.name === 'AbortError') throw new ToolError('EXEC_ERROR', 'The edit was canceled; nothing was written.', 'sed.canceled');
+    if (e.killed) throw new ToolError('EXEC_ERROR', `sed did not finish within ${timeoutMs / 1000} s and was stopped; nothing was written.`, 'sed.timeout');
+    if (/disabled in sandbox mode/.test(errText)) throw new ToolError('ARGUMENT_FORBIDDEN', `sed refused the script: ${errText} (commands that read files, write files or run programs are not allowed). Nothing was written.`, 'sed.sandbox');
+    throw new ToolError('BAD_REQUEST', `sed failed${typeof code === 'number' ? ` (exit ${code})` : ''}: ${errText || e.message}. Nothing was written.`, 'sed.failed');
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(stdout);
+  } catch {
+    throw new ToolError('BAD_REQUEST', 'sed produced bytes that are not valid UTF-8; nothing was written.', 'sed.not-utf8');
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { runHelper } from '../exec/helper';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SANDBOX_EXEC_PATH } from './seatbelt';
@@ -25,13 +25,10 @@ interface RunResult {
   readonly stderr: string;
 }
 
-function run(file: string, args: readonly string[], timeoutMs: number): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(file, [...args], { timeout: timeoutMs, killSignal: 'SIGKILL', env: { PATH: '/usr/bin:/bin' } }, (err, stdout, stderr) => {
-      const errText = err && !stderr.trim() ? (err.killed ? `timed out after ${timeoutMs} ms` : err.message) : '';
-      resolve({ ok: !err, stdout: String(stdout), stderr: (String(stderr).trim() || errText).trim() });
-    });
-  });
+async function run(file: string, args: readonly string[], timeoutMs: number): Promise<RunResult> {
+  const { error, stdout, stderr } = await runHelper(file, args, { timeoutMs, env: { PATH: '/usr/bin:/bin' } });
+  const errText = error && !stderr.trim() ? (error.killed ? `timed out after ${timeoutMs} ms` : error.message) : '';
+  return { ok: !error, stdout: stdout.toString('utf8'), stderr: (stderr.trim() || errText).trim() };
 }
 
 function isExecutableFile(p: string): boolean {

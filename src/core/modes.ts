@@ -32,9 +32,12 @@ export const ACTION_TEXT: Record<Action, string> = {
   egress: 'reach the network with the fetch tool',
 };
 
-/** mode × action. A fetch can carry workspace data out, so only the two modes that trust the agent let it through. */
+/**
+ * mode × action. readOnly never asks: read-only work runs, everything else is refused. A fetch can carry workspace
+ * data out, so it is asked in confirm and refused in readOnly.
+ */
 export const MODE_TABLE: Readonly<Record<Mode, Readonly<Record<Action, Answer>>>> = {
-  readOnly: { read: 'allow', readOnlyCommand: 'allow', command: 'deny', redirect: 'deny', fileChange: 'deny', egress: 'ask' },
+  readOnly: { read: 'allow', readOnlyCommand: 'allow', command: 'deny', redirect: 'deny', fileChange: 'deny', egress: 'deny' },
   confirm: { read: 'allow', readOnlyCommand: 'ask', command: 'ask', redirect: 'ask', fileChange: 'ask', egress: 'ask' },
   confirmChanges: { read: 'allow', readOnlyCommand: 'allow', command: 'ask', redirect: 'ask', fileChange: 'ask', egress: 'allow' },
   auto: { read: 'allow', readOnlyCommand: 'allow', command: 'allow', redirect: 'allow', fileChange: 'allow', egress: 'allow' },

@@ -120,15 +120,6 @@ export const SETTINGS = {
     ],
   },
   quiet: { target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr', cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }] },
-  auditLog: {
-    target: 'server', schema: nonEmpty, summary: 'append audit events (JSON lines, mode 0600) to this file',
-    cli: [{ name: '--auditlog', arg: 'FILE' }],
-    config: [{ key: 'auditlog', schema: z.string().nullable(), map: (v: string | null, f) => (v === null || v === '' ? undefined : resolved(v, f)) }],
-    vscode: {
-      key: 'auditLog', scope: 'user', default: '', check: absolute,
-      description: 'Absolute path of a file to which audit events are appended as JSON lines (created with mode 0600). Empty: events go only to the **Guarded Shell** output. Changing it restarts the server.',
-    },
-  },
   corsOrigins: {
     target: 'server', schema: strings, default: [], summary: 'browser origins allowed by CORS (none by default)',
     cli: [{ name: '--cors-origin', arg: 'ORIGIN', many: true }], config: [{ key: 'corsOrigins' }],
@@ -141,7 +132,7 @@ export const SETTINGS = {
       key: 'mode', scope: 'tighten', default: 'confirm',
       description: 'How much the agent may do without asking.',
       enumDescriptions: [
-        'Denies every file change, output redirect and command not known to be read-only; runs allowlisted commands known to be read-only (`ls`, `cat`, `grep`, `git status`, … without their writing or executing flags); asks before a fetch.',
+        'Denies every file change, output redirect and command not known to be read-only; runs allowlisted commands known to be read-only (`ls`, `cat`, `grep`, `git status`, … without their writing or executing flags). Never asks; the fetch tool and the change tools are not offered.',
         'Asks before **every** command, change and fetch (the default).',
         'Runs allowlisted commands known to be read-only at once; asks before anything that may change files: file changes, output redirects, and other commands (`cp`, `touch`, `npm`, …).',
         'Asks nothing: every allowlisted command and change runs.',
@@ -234,6 +225,15 @@ export const SETTINGS = {
     target: 'policy', schema: z.array(envName), default: [], summary: 'environment variables passed through to commands',
     env: [{ name: 'MCP_SHELL_CHILD_ENV_ALLOWLIST', empty: 'unset' }], config: [{ key: 'childEnvAllowlist' }],
     vscode: { key: 'childEnvAllowlist', scope: 'user', description: "Names of environment variables passed from VS Code's environment to commands. Commands otherwise get a minimal environment (no tokens or keys)." },
+  },
+  auditLog: {
+    target: 'server', schema: nonEmpty, summary: 'append audit events (JSON lines, mode 0600) to this file',
+    cli: [{ name: '--auditlog', arg: 'FILE' }],
+    config: [{ key: 'auditlog', schema: z.string().nullable(), map: (v: string | null, f) => (v === null || v === '' ? undefined : resolved(v, f)) }],
+    vscode: {
+      key: 'auditLog', scope: 'user', default: '', check: absolute,
+      description: 'Absolute path of a file to which audit events are appended as JSON lines (created with mode 0600). Empty: events go only to the **Guarded Shell** output. Changing it restarts the server.',
+    },
   },
   safePath: {
     target: 'policy', schema: nonEmpty, summary: 'PATH for commands when PATH is not passed through',

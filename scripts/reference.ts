@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { SETTING_IDS, SETTINGS, scopeText, type CliFlag, type ConfigKey, type EnvVariable, type SettingId, type VscodeSetting } from '../src/core/config/registry';
+import { VSCODE_SETTING_IDS, vscodeDefault } from '../src/core/config/vscodeSettings';
+import { ACTION_TEXT, ACTIONS, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS } from '../src/core/modes';
+import { TOOLS } from '../src/server/tools';
+
+/**
+ * Everything generated from the settings registry, the mode table and the tool registry: package.json's
+ * `contributes.configuration` and the reference tables in the docs. `npm run generate` writes them;
+ * test/unit/core/config/reference.test.ts fails when a file drifts from what this produces.
+ */
+
+type Spec = { summary: string; default?: unknown; schema: z.ZodType; cli?: readonly CliFlag[]; env?: readonly EnvVariable[]; config?: readonly ConfigKey[]; vscode?: VscodeSetting };
+const spec = (id: SettingId) => SETTINGS[id] as Spec;
+const code = (v: unknown) => `\`${typeof v === 'string' ? v : JSON.stringify(v)}\``;
+const shown = (v: unknown) => (v === undefined ? '—' : Array.isArray(v) && v.length > 6 ? `${v.length} names (see below)` : code(v));
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
+const table = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+
+/** `contributes.configuration.properties` of package.json. */
+export function vscodeConfiguration(): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  VSCODE_SETTING_IDS.forEach((id, order) => {
+    const s = spec(id);
+    const v = s.vscode!;
+    const json = z.toJSONSchema(s.schema) as Record<string, unknown> & { anyOf?: Array<Record<string, unknown>> };
+    const shape = json.anyOf ? json.anyOf[0]! : json; // a mode is one value in the settings UI
+    const { $schema: _, ...rest } = shape;
+    if (rest.maximum === Number.MAX_SAFE_INTEGER) delete rest.maximum; // zod's int() bound, not a limit of ours
+    if (vscodeDefault(id) === '') delete rest.minLength; // VS Code's "unset" for a string setting is ''
+    out[`guardedShell.${v.key}`] = {
+      ...rest,
+      default: vscodeDefault(id),
+      scope: 'resource',
+      order,
+      markdownDescription: `${v.description}\n\n${scopeText(v.scope)}`,
+      ...(v.enumDescriptions && { markdownEnumDescriptions: v.enumDescriptions }),
+    };
+  });
+  return out;
+}
+
+export function tables(): Record<string, string> {
+  const flags = SETTING_IDS.flatMap((id) => (spec(id).cli ?? []).map((f) => [code(`${f.name}${f.arg ? ` ${f.arg}` : ''}`), f.help ?? spec(id).summary, id, 'value' in f ? code(f.value) : shown(spec(id).default)]));
+  const env = SETTING_IDS.flatMap((id) => (spec(id).env ?? []).map((e) => [code(e.name), spec(id).summary, id, e.empty === 'value' ? 'set but empty = an empty list' : 'empty = unset']));
+  const config = SETTING_IDS.flatMap((id) => (spec(id).config ?? []).map((k) => [code(k.key), spec(id).summary, id, shown(spec(id).default)]));
+  const vscode = VSCODE_SETTING_IDS.map((id) => [code(`guardedShell.${spec(id).vscode!.key}`), spec(id).vscode!.description, shown(vscodeDefault(id)), scopeText(spec(id).vscode!.scope)]);
+  return {
+    flags: table(['Flag', 'Meaning', 'Setting', 'Default / sets'], flags),
+    environment: table(['Variable', 'Meaning', 'Setting', 'Empty value'], env),
+    'config-file': table(['Key', 'Meaning', 'Setting', 'Default'], config),
+    'vscode-settings': table(['Setting', 'Meaning', 'Default', 'Workspace rule'], vscode),
+    modes: table(['The agent wants to …', ...MODES.map(code)], ACTIONS.map((a) => [ACTION_TEXT[a], ...MODES.map((m) => MODE_TABLE[m][a])])),
+    network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
+    tools: table(['Tool', 'What it does', 'Read-only', 'Not offered when'], TOOLS.map((t) => [code(t.name), t.title, t.annotations.readOnlyHint ? 'yes' : 'no', [...(t.actions.includes('fileChange') ? ['mode `readOnly`'] : []), ...(t.actions.includes('egress') ? ['`network: deny`'] : []), 'named in `disableTools`'].join(', ')])),
+  };
+}
+
+const marker = (name: string) => [`<!-- generated:${name} -->`, `<!-- /generated:${name} -->`] as const;
+
+/** The text with every generated region it contains replaced; also returns which regions it found. */
+export function fillRegions(text: string, generated: Record<string, string> = tables()): { text: string; found: string[] } {
+  const found: string[] = [];
+  for (const [name, content] of Object.entries(generated)) {
+    const [open, close] = marker(name);
+    const a = text.indexOf(open);
+    const b = text.indexOf(close);
+    if (a < 0 || b < a) continue;
+    found.push(name);
+    text = `${text.slice(0, a + open.length)}\n${content}\n${text.slice(b)}`;
+  }
+  return { text, found };
+}

@@ -1,0 +1,239 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PREFIX, settingsFromVscode, VSCODE_SETTING_KEYS, type InspectedSettings } from '../../src/core/config/vscodeSettings';
+import { startIpcHost, type IpcHost } from '../helpers/ipcHost';
+
+/**
+ * EVERY VS Code setting, across the real process boundary: the extension's settings reader (settingsFromVscode)
+ * builds the layer, it travels over the real IPC channel into a real server process (dist/server.js) as the
+ * SETTINGS push, and a real tool call over real HTTP shows that the setting holds. The list of cases is checked
+ * against the registry: a new VS Code setting without a case here fails the first test.
+ *
+ * Regression tests for three security bugs: sandbox.hiddenPaths / readOnlyPaths / allowGitWrites never reached
+ * the server; `network: deny` did not stop the fetch tool; `readOnly` let fetch run where `confirm` asked.
+ */
+const hasBwrap = (() => {
+  try {
+    execFileSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const COMMANDS = ['echo', 'ls', 'touch', 'sleep', 'seq', 'cat', 'printenv'];
+/** What the user set in every case: auto, no sandbox (unless the case asks), a small allowlist. */
+const BASE: InspectedSettings = { mode: { globalValue: 'auto' }, isolation: { globalValue: 'none' }, allowCommands: { globalValue: COMMANDS } };
+
+interface Effect {
+  /** The user's (or workspace's) values for this case, on top of BASE. */
+  readonly settings: InspectedSettings;
+  /** Applied at start (initializationOptions) instead of pushed: the extension restarts the server for these. */
+  readonly atStart?: boolean;
+  readonly needsSandbox?: boolean;
+  readonly env?: Record<string, string>;
+  readonly check: (h: IpcHost, ws: string) => Promise<void>;
+}
+
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown> };
+const run = (h: IpcHost, command: string[], extra: Record<string, unknown> = {}) =>
+  h.client.callTool({ name: 'shell_execute', arguments: { command, ...extra } }) as Promise<Result>;
+const sc = (r: Result) => r.structuredContent as Record<string, any>;
+const names = async (h: IpcHost) => (await h.client.listTools()).tools.map((t) => t.name);
+const tryTool = (h: IpcHost, name: string, args: Record<string, unknown>) =>
+  (h.client.callTool({ name, arguments: args }) as Promise<Result>).catch((e: Error) => ({ isError: true, error: e.message }) as Result);
+
+const EFFECTS: Record<string, Effect> = {
+  mode: {
+    settings: { mode: { globalValue: 'readOnly' } },
+    check: async (h, ws) => {
+      expect(await names(h)).not.toContain('writeFile');
+      const r = await run(h, ['touch', 'made.txt']);
+      expect(sc(r).denial.code).toBe('MODE_READ_ONLY');
+      expect(fs.existsSync(path.join(ws, 'made.txt'))).toBe(false);
+      expect(sc(await run(h, ['ls'])).outcome).toBe('ok');
+    },
+  },
+  isolation: {
+    settings: { isolation: { globalValue: 'required' } },
+    check: async (h) => {
+      const r = sc(await run(h, ['echo', 'hi']));
+      if (hasBwrap) expect(r.isolation).toBe('bwrap');
+      else expect(r.denial.code).toBe('ISOLATION_UNAVAILABLE');
+    },
+  },
+  network: {
+    // Bug: with network deny the fetch tool still reached the network. Now it is not offered, and a call fails.
+    settings: { network: { globalValue: 'deny' } },
+    check: async (h) => {
+      expect(await names(h)).not.toContain('fetch');
+      expect((await tryTool(h, 'fetch', { url: 'http://127.0.0.1:9/' })).isError).toBe(true);
+    },
+  },
+  allowCommands: {
+    settings: { allowCommands: { globalValue: ['echo'] } },
+    check: async (h) => {
+      expect(sc(await run(h, ['ls'])).denial.code).toBe('COMMAND_NOT_ALLOWED');
+      expect(sc(await run(h, ['echo', 'ok'])).stdout).toBe('ok\n');
+    },
+  },
+  allowPatterns: {
+    settings: { allowCommands: { globalValue: ['echo'] }, allowPatterns: { globalValue: ['l[s]'] } },
+    check: async (h) => expect(sc(await run(h, ['ls'])).outcome).toBe('ok'),
+  },
+  autoApprove: {
+    settings: { mode: { globalValue: 'confirm' }, autoApprove: { globalValue: ['echo approved'] } },
+    check: async (h) => {
+      expect(sc(await run(h, ['echo', 'approved'])).outcome).toBe('ok');
+      expect(h.approvals).toHaveLength(0);
+      expect(sc(await run(h, ['echo', 'other'])).denial.code).toBe('APPROVAL_DENIED');
+      expect(h.approvals).toHaveLength(1);
+    },
+  },
+  'timeout.default': {
+    settings: { 'timeout.default': { globalValue: 1 } },
+    check: async (h) => expect(sc(await run(h, ['sleep', '10'])).outcome).toBe('timeout'),
+  },
+  'timeout.max': {
+    settings: { 'timeout.max': { globalValue: 1 } },
+    check: async (h) => expect(sc(await run(h, ['sleep', '10'], { timeout: 20 })).outcome).toBe('timeout'),
+  },
+  concurrency: {
+    settings: { concurrency: { globalValue: 1 } },
+    check: async (h) => {
+      const [a, b] = await Promise.all([run(h, ['sleep', '1']), run(h, ['sleep', '1'])]);
+      expect(Math.max(sc(a).queueMs, sc(b).queueMs)).toBeGreaterThan(500);
+    },
+  },
+  outputLimitBytes: {
+    settings: { outputLimitBytes: { globalValue: 10 } },
+    check: async (h) => {
+      const r = sc(await run(h, ['seq', '1', '1000']));
+      expect(r.stdoutTruncated).toBe(true);
+      expect(r.stdout.length).toBeLessThanOrEqual(10);
+    },
+  },
+  approvalTimeout: {
+    settings: { mode: { globalValue: 'confirm' }, approvalTimeout: { globalValue: 1 } },
+    check: async (h) => {
+      h.answer = () => new Promise(() => {}); // nobody decides
+      const r = sc(await run(h, ['echo', 'x']));
+      expect(r.denial.code).toBe('APPROVAL_DENIED');
+      expect(r.denial.message).toMatch(/within 1 s/);
+    },
+  },
+  disableTools: {
+    settings: { disableTools: { globalValue: ['cmdshell'], workspaceValue: ['mkdir'] } },
+    check: async (h) => {
+      const n = await names(h);
+      expect(n).not.toContain('cmdshell');
+      expect(n).not.toContain('mkdir');
+      expect(n).toContain('shell_execute');
+    },
+  },
+  protectedPaths: {
+    settings: { protectedPaths: { workspaceValue: ['secret.txt'] } },
+    check: async (h, ws) => {
+      const r = await tryTool(h, 'writeFile', { file: 'secret.txt', text: 'x' });
+      expect(sc(r).denial.code).toBe('PATH_PROTECTED');
+      expect(fs.existsSync(path.join(ws, 'secret.txt'))).toBe(false);
+    },
+  },
+  childEnvAllowlist: {
+    settings: { childEnvAllowlist: { globalValue: ['GS_PASSED'] } },
+    env: { GS_PASSED: 'through', GS_KEPT_OUT: 'secret' },
+    check: async (h) => {
+      expect(sc(await run(h, ['printenv', 'GS_PASSED'])).stdout).toBe('through\n');
+      expect(sc(await run(h, ['printenv', 'GS_KEPT_OUT'])).exitCode).toBe(1);
+    },
+  },
+  auditLog: {
+    settings: { auditLog: { globalValue: path.join(os.tmpdir(), `gs-ipc-audit-${process.pid}.jsonl`) } },
+    atStart: true,
+    check: async (h) => {
+      await run(h, ['echo', 'audited']);
+      const file = path.join(os.tmpdir(), `gs-ipc-audit-${process.pid}.jsonl`);
+      const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      fs.rmSync(file, { force: true });
+      expect(lines.some((l) => l.event === 'shell_execution_audit' && (l.argv as string[])?.[1] === 'audited')).toBe(true);
+    },
+  },
+  'sandbox.hiddenPaths': {
+    // Bug: never reached the server process, so a hidden path stayed readable by sandboxed commands in VS Code.
+    settings: { isolation: { globalValue: 'required' }, 'sandbox.hiddenPaths': { workspaceValue: ['private'] } },
+    needsSandbox: true,
+    check: async (h) => {
+      const r = sc(await run(h, ['cat', 'private/key']));
+      expect(r.outcome).toBe('failed');
+      expect(r.stdout).not.toContain('KEY-MATERIAL');
+    },
+  },
+  'sandbox.readOnlyPaths': {
+    settings: { isolation: { globalValue: 'required' }, 'sandbox.readOnlyPaths': { globalValue: ['deploy'] } },
+    needsSandbox: true,
+    check: async (h, ws) => {
+      expect(sc(await run(h, ['touch', 'deploy/new.conf'])).outcome).toBe('failed');
+      expect(fs.existsSync(path.join(ws, 'deploy/new.conf'))).toBe(false);
+      expect(sc(await run(h, ['touch', 'elsewhere.txt'])).outcome).toBe('ok');
+    },
+  },
+  'sandbox.allowGitWrites': {
+    settings: { isolation: { globalValue: 'required' }, 'sandbox.allowGitWrites': { globalValue: true } },
+    needsSandbox: true,
+    check: async (h, ws) => {
+      expect(sc(await run(h, ['touch', '.git/planted'])).outcome).toBe('ok');
+      expect(fs.existsSync(path.join(ws, '.git/planted'))).toBe(true);
+      // and a workspace cannot turn it back on once the user turns it off
+      await h.push(settingsFromVscode({ ...BASE, isolation: { globalValue: 'required' }, 'sandbox.allowGitWrites': { globalValue: false, workspaceValue: true } }).layer);
+      expect(sc(await run(h, ['touch', '.git/again'])).outcome).toBe('failed');
+    },
+  },
+};
+
+let ws: string;
+let host: IpcHost | undefined;
+beforeEach(() => {
+  ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-ipc-settings-')));
+  fs.mkdirSync(path.join(ws, 'private'));
+  fs.writeFileSync(path.join(ws, 'private/key'), 'KEY-MATERIAL\n');
+  fs.mkdirSync(path.join(ws, 'deploy'));
+  fs.mkdirSync(path.join(ws, '.git'));
+});
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+  fs.rmSync(ws, { recursive: true, force: true });
+});
+
+describe('every VS Code setting holds across extension → IPC → server → tool', () => {
+  it('has an effect test for every VS Code setting in the registry (and no other)', () => {
+    expect(Object.keys(EFFECTS).sort()).toEqual([...VSCODE_SETTING_KEYS].sort());
+  });
+
+  for (const key of VSCODE_SETTING_KEYS) {
+    const effect = EFFECTS[key];
+    const skip = effect?.needsSandbox && !hasBwrap;
+    it.skipIf(!effect || skip)(`${PREFIX}${key}`, async () => {
+      const layer = settingsFromVscode({ ...BASE, ...effect!.settings }).layer;
+      const env = { ...process.env, ...effect!.env };
+      if (effect!.atStart) host = await startIpcHost(ws, layer, env);
+      else {
+        host = await startIpcHost(ws, settingsFromVscode(BASE).layer, env);
+        await host.push(layer); // the extension's live push
+      }
+      await effect!.check(host, ws);
+    });
+  }
+
+  it('a cloned repository choosing readOnly under the user\'s confirm gets the strictest of both (readOnly+confirm)', async () => {
+    host = await startIpcHost(ws, settingsFromVscode({ ...BASE, mode: { globalValue: 'confirm', workspaceValue: 'readOnly' } }).layer);
+    expect(host.ready.mode).toBe('readOnly+confirm');
+    // Bug: readOnly counted as stricter than confirm but let fetch run unasked. Now readOnly offers no fetch at all.
+    expect(await names(host)).not.toContain('fetch');
+    expect(sc(await run(host, ['touch', 'x'])).denial.code).toBe('MODE_READ_ONLY');
+    expect(sc(await run(host, ['ls'])).denial.code).toBe('APPROVAL_DENIED'); // confirm's question still comes
+    expect(host.approvals).toHaveLength(1);
+  });
+});

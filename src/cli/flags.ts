@@ -1,4 +1,5 @@
 import { SETTING_IDS, SETTINGS, type CliFlag, type SettingId, type SettingsLayer } from '../core/config/registry';
+import { ENVIRONMENT_VARIABLES } from '../core/config/environment';
 import { checkValue, list, scalarKind } from '../core/config/settings';
 import { PolicyError } from '../core/policy';
 
@@ -103,8 +104,7 @@ export function helpText(version: string): string {
   };
   for (const [name, f] of FLAGS) row(name, f.arg && (f.many ? `${f.arg} [${f.arg} ...]` : f.arg), f.help ?? helpFor(f.id));
   for (const [name, f] of Object.entries(OWN)) row(name, f.arg, f.help);
-  const env = SETTING_IDS.flatMap((id) => ((SETTINGS[id] as { env?: ReadonlyArray<{ name: string }> }).env ?? []).map((e) => e.name));
-  lines.push('', `Environment: ${env.join(', ')}.`, 'Precedence: defaults < config file < environment < flags. Reference: docs/cli.md.');
+  lines.push('', `Environment: ${ENVIRONMENT_VARIABLES.join(', ')}.`, 'Precedence: defaults < config file < environment < flags. Reference: docs/cli.md.');
   return lines.join('\n');
 }
 

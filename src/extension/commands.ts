@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { CLIENT_KINDS, CLIENT_LABELS, clientConfiguration, serverName, type ClientKind } from '../shared/clientConfig';
 import type { ApprovalQueue } from './approval/queue';
-import { summarize } from '../shared/approvalText';
 import type { FolderServer } from './folderServer';
 import { SECTION } from './settings';
 import type { ServerManager } from './serverManager';
@@ -108,19 +107,6 @@ async function openAuditLog(log: vscode.LogOutputChannel): Promise<void> {
   log.show();
 }
 
-async function showPending(approvals: ApprovalQueue): Promise<void> {
-  if (approvals.reveal()) return; // the approval panel lists them all
-  const pending = approvals.pending;
-  if (pending.length === 0) {
-    void vscode.window.showInformationMessage('Guarded Shell: no approval is waiting.');
-    return;
-  }
-  await vscode.window.showQuickPick(
-    pending.map((p) => ({
-      label: `${p.showing ? '$(eye) ' : '$(clock) '}${p.request.tool}: ${summarize(p.request)}`,
-      description: p.folderName,
-      detail: `${p.showing ? 'on screen' : 'waiting'} since ${p.since.toLocaleTimeString()} — ${p.request.reason || p.request.rule}`,
-    })),
-    { placeHolder: `${pending.length} approval(s) waiting; they are shown one at a time` },
-  );
+function showPending(approvals: ApprovalQueue): void {
+  approvals.reveal(); // the approval panel lists every pending request
 }

@@ -19,13 +19,6 @@ export function quoteArgv(argv: readonly string[]): string {
   return argv.map((a) => JSON.stringify(a)).join(' ');
 }
 
-export function summarize(r: ApprovalRequest): string {
-  if (r.command) return r.command.stages.map(quoteArgv).join(' | ');
-  if (r.change) return `${r.change.kind} ${r.change.files.join(' -> ')}`;
-  if (r.fetch) return `fetch ${r.fetch.url}`;
-  return r.tool;
-}
-
 export function describeApproval(r: ApprovalRequest, folderName: string): ApprovalText {
   const lines: string[] = [];
   if (r.command) {

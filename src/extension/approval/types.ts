@@ -11,13 +11,8 @@ export interface ApprovalPresenter {
    * request (timeout, cancelled call): the presenter should close what it shows; its answer is then ignored.
    */
   present(request: ApprovalRequest, folderName: string, token: vscode.CancellationToken): Promise<ApprovalDecision>;
-  /**
-   * True when the presenter shows several requests at once (the approval webview: one card each). The queue then
-   * hands every request over as it arrives instead of waiting for the previous answer.
-   */
-  readonly concurrent?: boolean;
-  /** Brings the presenter's own view forward (the approval panel), when it has one. */
-  reveal?(): void;
+  /** Brings the presenter's own view forward (the approval panel). */
+  reveal(): void;
 }
 
 /** One request waiting for a decision, as the status bar and the pending-approvals list see it. */
@@ -25,6 +20,4 @@ export interface PendingApproval {
   readonly request: ApprovalRequest;
   readonly folderName: string;
   readonly since: Date;
-  /** True while it is on screen; false while it waits behind another one. */
-  readonly showing: boolean;
 }

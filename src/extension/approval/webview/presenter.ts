@@ -33,14 +33,13 @@ interface Pending {
 }
 
 /**
- * Asks in ONE webview panel: every pending request is a card, several at once (`concurrent`: the queue hands them
- * over without waiting for the previous answer). Closing the panel denies what is pending; a request the server
+ * Asks in ONE webview panel: every pending request is a card, several at once (the queue hands each over as it
+ * arrives). Closing the panel denies what is pending; a request the server
  * withdraws disappears. The panel's second tab is the history (audit events + decisions) with the remembered
  * approvals and their Revoke buttons.
  */
 export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Disposable {
   /** Tells the queue to present every request at once instead of one after another. */
-  readonly concurrent = true;
   readonly history = new HistoryStore();
   readonly remembered = new RememberedList();
   private panel: vscode.WebviewPanel | undefined;

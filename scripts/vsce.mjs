@@ -6,14 +6,8 @@
 // own lockfile, the first time it is needed (needs the npm registry once), and run by a Node that it supports.
 // Exit code 3 with one line on stderr when no Node 22+ is found.
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { findNode22 } from './lib/node22.mjs';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TOOLS = path.join(ROOT, 'tools', 'vsce');
-const VSCE_DIR = path.join(TOOLS, 'node_modules', '@vscode', 'vsce');
+import { findNode22, installedVsce, ROOT, TOOLS, VSCE_DIR, wantedVsce } from './lib/packager.mjs';
 
 const found = findNode22();
 if (!found.node) {
@@ -23,19 +17,12 @@ if (!found.node) {
 // npm's own launcher starts `node` from PATH: put the chosen Node first, so npm and vsce run under it.
 const env = { ...process.env, PATH: `${path.dirname(found.node)}${path.delimiter}${process.env.PATH ?? ''}` };
 
-function installedVersion() {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(VSCE_DIR, 'package.json'), 'utf8')).version;
-  } catch {
-    return undefined;
-  }
-}
-const wanted = JSON.parse(fs.readFileSync(path.join(TOOLS, 'package.json'), 'utf8')).dependencies['@vscode/vsce'];
-if (installedVersion() !== wanted) {
+const wanted = wantedVsce();
+if (installedVsce() !== wanted) {
   process.stderr.write(`vsce: installing @vscode/vsce ${wanted} into tools/vsce (once)\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const r = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: TOOLS, env, stdio: ['ignore', 2, 2] });
-  if (r.status !== 0 || installedVersion() !== wanted) {
+  if (r.status !== 0 || installedVsce() !== wanted) {
     process.stderr.write(`vsce: could not install @vscode/vsce ${wanted} (npm ci in tools/vsce exited with ${r.status ?? r.signal})\n`);
     process.exit(1);
   }

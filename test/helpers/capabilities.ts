@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { probeIsolation } from '../../src/core/isolation/probe';
-import { findNode22 } from '../../scripts/lib/node22.mjs';
+import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/packager.mjs';
 
 /**
  * What some suites need beyond Node and npm, found by REAL probes once per run (in the global setup): bubblewrap
@@ -11,7 +11,7 @@ import { findNode22 } from '../../scripts/lib/node22.mjs';
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'node22'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'vsce'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export interface CapabilityStatus {
@@ -30,7 +30,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   chromium: { needed: 'the approval panel tests in a real browser', install: 'apt-get install chromium (or put chromium, chromium-browser or google-chrome on PATH, or set CHROMIUM=/path/to/browser)' },
   gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
-  node22: { needed: 'the .vsix packaging check (@vscode/vsce needs Node 22+)', install: 'use Node 22+, set GUARDED_SHELL_NODE22=/path/to/node, or run bash scripts/e2e-setup.sh (caches Node 24)' },
+  vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };
 
 /** Browsers that playwright-core can drive, by the names distributions give them. */
@@ -98,9 +98,12 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     chromium: findChromium,
     gawk: () => firstWorking(onPath('gawk'), 'gawk is not on PATH', (l) => /GNU Awk/i.test(l)),
     bsdtar: () => firstWorking(onPath('bsdtar'), 'bsdtar is not on PATH', (l) => /bsdtar|libarchive/i.test(l)),
-    node22: () => {
+    // The packager is installed on demand, from the registry; a test must not, so it only looks.
+    vsce: () => {
       const n = findNode22();
-      return n.node ? { available: true, path: n.node } : { available: false, reason: n.reason };
+      if (!n.node) return { available: false, reason: n.reason };
+      const v = installedVsce();
+      return v === wantedVsce() ? { available: true, path: n.node } : { available: false, reason: `@vscode/vsce ${wantedVsce()} is not installed in tools/vsce${v ? ` (found ${v})` : ''}` };
     },
   };
   const hidden = hiddenByEnv();

@@ -1,10 +1,29 @@
-// Finds a Node.js 22 or later for the one tool that needs it: @vscode/vsce (engines ">= 22"), which packages the
-// extension. The product itself runs on Node 20, so the project does not require 22 everywhere; this looks, in
+// The extension packager, @vscode/vsce (engines ">= 22"): where its pinned copy lives (tools/vsce, own lockfile)
+// and a Node.js 22 or later to run it. The product itself runs on Node 20, so the project does not require 22 everywhere; this looks, in
 // order, at the Node running this script, $GUARDED_SHELL_NODE22 (a path to a node binary), and the Node 24 that
 // scripts/e2e-setup.sh caches for the VS Code end-to-end tests.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const TOOLS = path.join(ROOT, 'tools', 'vsce');
+export const VSCE_DIR = path.join(TOOLS, 'node_modules', '@vscode', 'vsce');
+
+/** The version tools/vsce/package.json pins. */
+export function wantedVsce() {
+  return JSON.parse(fs.readFileSync(path.join(TOOLS, 'package.json'), 'utf8')).dependencies['@vscode/vsce'];
+}
+
+/** The version installed in tools/vsce, if any. */
+export function installedVsce() {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(VSCE_DIR, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
 
 export const NEEDED_MAJOR = 22;
 

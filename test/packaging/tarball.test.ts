@@ -32,13 +32,26 @@ function npm(args: string[], cwd: string, extraEnv: Record<string, string> = {},
   });
 }
 
+/** The files a clone has: git's list (tracked and new, not ignored), or, outside a git checkout, the tree without build output. */
+function sourceFiles(): string[] {
+  const git = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' });
+  if (git.status === 0) return git.stdout.split('\0').filter(Boolean);
+  const skip = new Set(['.git', 'node_modules', 'dist', 'out', 'coverage', '.bench']);
+  const walk = (rel: string): string[] =>
+    fs.readdirSync(path.join(REPO, rel), { withFileTypes: true }).flatMap((e) => {
+      const r = path.join(rel, e.name);
+      if (skip.has(e.name) || e.name.endsWith('.vsix') || e.name.endsWith('.tgz')) return [];
+      return e.isDirectory() ? walk(r) : e.isFile() ? [r] : [];
+    });
+  return walk('');
+}
+
 beforeAll(() => {
   tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-tarball-')));
   // A clean copy of what a clone holds (tracked and new, not ignored: no dist/, no node_modules), plus the
   // installed node_modules by link so prepack's esbuild can run.
   const src = path.join(tmp, 'clone');
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }).split('\0').filter(Boolean);
-  for (const f of files) {
+  for (const f of sourceFiles()) {
     if (!fs.existsSync(path.join(REPO, f))) continue; // deleted in the work tree
     fs.mkdirSync(path.dirname(path.join(src, f)), { recursive: true });
     fs.copyFileSync(path.join(REPO, f), path.join(src, f));

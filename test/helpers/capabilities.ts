@@ -11,7 +11,7 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'vsce'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export interface CapabilityStatus {
@@ -30,6 +30,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   chromium: { needed: 'the approval panel tests in a real browser', install: 'apt-get install chromium (or put chromium, chromium-browser or google-chrome on PATH, or set CHROMIUM=/path/to/browser)' },
   gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
+  git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };
 
@@ -98,6 +99,7 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     chromium: findChromium,
     gawk: () => firstWorking(onPath('gawk'), 'gawk is not on PATH', (l) => /GNU Awk/i.test(l)),
     bsdtar: () => firstWorking(onPath('bsdtar'), 'bsdtar is not on PATH', (l) => /bsdtar|libarchive/i.test(l)),
+    git: () => firstWorking(onPath('git'), 'git is not on PATH', (l) => /^git version/.test(l)),
     // The packager is installed on demand, from the registry; a test must not, so it only looks.
     vsce: () => {
       const n = findNode22();

@@ -121,5 +121,5 @@ export const strict = (): boolean => /^(1|true|yes)$/i.test(process.env.GUARDED_
 /** The one line printed for a missing capability. */
 export function summaryLine(name: Capability, s: CapabilityStatus, isStrict: boolean): string {
   const { needed, install } = INSTALL[name];
-  return `${isStrict ? 'FAILED (GUARDED_SHELL_STRICT)' : 'skipped'}: ${needed} — ${name} unavailable (${s.reason}). Install: ${install}`;
+  return `${isStrict ? 'FAILED (GUARDED_SHELL_STRICT)' : 'skipped'}: ${needed} — ${name} unavailable (${(s.reason ?? '').replace(/\.$/, '')}). Install: ${install}`;
 }

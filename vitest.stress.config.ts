@@ -11,7 +11,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 60_000,
     fileParallelism: false,
-    globalSetup: ['test/stress/globalSetup.ts'],
+    globalSetup: ['test/helpers/build.ts', 'test/stress/globalSetup.ts'],
     reporters: ['default'],
   },
 });

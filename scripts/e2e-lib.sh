@@ -25,7 +25,7 @@ e2e_prepare() {
   EXT="$RUN/ext"; WS="$RUN/ws"; OUT="$RUN/out"
   mkdir -p "$EXT" "$WS" "$OUT" "$RUN/data/User" "$RUN/server-data" "$RUN/exts"
   # Exactly the files the .vsix ships (vsce applies .vscodeignore), so a file missing from the package fails here.
-  files=$(npx --no-install vsce ls --no-dependencies) || e2e_die "vsce ls failed"
+  files=$(GUARDED_SHELL_NODE22="$NODE24" node scripts/vsce.mjs ls --no-dependencies) || e2e_die "vsce ls failed"
   while IFS= read -r f; do [ -n "$f" ] && mkdir -p "$EXT/$(dirname "$f")" && cp "$f" "$EXT/$f"; done <<< "$files"
   export E2E_OUT="$OUT" E2E_USER_SETTINGS="$RUN/data/User/settings.json"
   EXT_ID=$(node -p "const p=require('./package.json'); p.publisher+'.'+p.name")

@@ -3,9 +3,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, REPO, startServer, structured, TOKEN } from '../helpers/serverProcess';
+import { httpClient, startServer, structured, TOKEN } from '../helpers/serverProcess';
 
 // fetch through the real CLI and SDK client, against a test server on 127.0.0.1 only.
 let local: http.Server;
@@ -14,7 +13,6 @@ let root: string;
 let hits = 0;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ['esbuild.mjs', '--quiet'], { cwd: REPO });
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-fetch-it-'));
   local = http.createServer((req, res) => {
     hits++;

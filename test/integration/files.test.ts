@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { httpClient, REPO, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
+import { httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 
 // The real CLI (dist/cli.js) and the SDK client, on real files in a temp folder.
 let base: string;
@@ -14,7 +13,6 @@ let server: RunningServer;
 let client: Client;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ['esbuild.mjs', '--quiet'], { cwd: REPO });
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-files-it-')));
   root = path.join(base, 'ws');
   outside = path.join(base, 'outside');

@@ -1,4 +1,4 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -9,6 +9,7 @@ import { createExecutor } from '../../src/core/exec/executor';
 import type { ExecResult, ExecStage, Executor } from '../../src/core/exec/types';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { selectSandbox } from '../../src/core/isolation/select';
+import { describeWith, has } from '../helpers/needs';
 import type { Sandbox, SandboxContext } from '../../src/core/isolation/types';
 
 /**
@@ -24,6 +25,7 @@ let home: string; // a fake HOME with a planted private key
 const SECRET = 'PRIVATE-KEY-' + randomBytes(8).toString('hex');
 
 beforeAll(async () => {
+  if (!has('bubblewrap')) return;
   const probe = await probeIsolation('linux');
   const sel = selectSandbox('required', probe);
   if (!sel.sandbox) throw new Error(`bubblewrap must work on this machine for these tests: ${sel.denial?.reason}`);
@@ -90,7 +92,7 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
   return cond();
 }
 
-describe('bubblewrap sandbox: file system', () => {
+describeWith('bubblewrap')('bubblewrap sandbox: file system', () => {
   it('runs an ordinary command in the workspace and lets it write there', async () => {
     const r = await run([sh('cat a.txt && echo made > made.txt && pwd')]);
     expect(r.outcome).toBe('ok');
@@ -198,7 +200,7 @@ describe('bubblewrap sandbox: file system', () => {
   });
 });
 
-describe('bubblewrap sandbox: network', () => {
+describeWith('bubblewrap')('bubblewrap sandbox: network', () => {
   let server: net.Server;
   let port: number;
   beforeAll(async () => {
@@ -224,7 +226,7 @@ describe('bubblewrap sandbox: network', () => {
   });
 });
 
-describe('bubblewrap sandbox: composes with the executor', () => {
+describeWith('bubblewrap')('bubblewrap sandbox: composes with the executor', () => {
   it('runs every stage of a pipeline in its own sandbox with a real pipe between them', async () => {
     const r = await run([{ file: 'cat', args: ['a.txt'] }, { file: 'tr', args: ['a-z', 'A-Z'] }]);
     expect(r.outcome).toBe('ok');
@@ -259,7 +261,7 @@ describe('bubblewrap sandbox: composes with the executor', () => {
   });
 });
 
-describe('bubblewrap sandbox: fork bomb', () => {
+describeWith('bubblewrap')('bubblewrap sandbox: fork bomb', () => {
   it('stops a fork bomb at the process limit, and nothing of it survives', async () => {
     // The kernel ignores RLIMIT_NPROC for root, so when the tests run as root the sandbox is started as
     // `nobody` (as a normal user runs the server). The test starts bwrap directly to pass uid/gid.

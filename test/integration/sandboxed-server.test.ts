@@ -1,13 +1,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { FIXTURE_BIN, httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { pidsWithCmdline, uniqueSeconds } from '../helpers/procs';
+import { describeWith } from '../helpers/needs';
 
 // The whole product path with the real bubblewrap: CLI flags -> probe -> policy -> sandbox -> executor -> result.
-describe('standalone server with --isolation required (real bubblewrap)', () => {
+describeWith('bubblewrap')('standalone server with --isolation required (real bubblewrap)', () => {
   let ws: string;
   let server: RunningServer;
   let client: Client;
@@ -66,7 +67,7 @@ describe('standalone server with --isolation required (real bubblewrap)', () => 
   });
 });
 
-describe('sandbox paths configured on the command line (real bubblewrap)', () => {
+describeWith('bubblewrap')('sandbox paths configured on the command line (real bubblewrap)', () => {
   let ws: string;
   let secretDir: string;
   let server: RunningServer;

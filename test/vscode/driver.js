@@ -14,10 +14,21 @@ const OUT = process.env.E2E_OUT;
 const player = process.argv[2] ? require(path.resolve(process.argv[2])) : null;
 const LIMIT_MS = Number(process.env.E2E_DRIVER_TIMEOUT_MS || (player && player.limitMs) || 240000);
 
+// The browser: $CHROMIUM, else the first of the names distributions give it on PATH (no fixed path: it differs).
+function findBrowser() {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome']) {
+    for (const dir of (process.env.PATH || '').split(path.delimiter).filter((d) => path.isAbsolute(d))) {
+      try { fs.accessSync(path.join(dir, name), fs.constants.X_OK); return path.join(dir, name); } catch { /* next */ }
+    }
+  }
+  throw new Error('driver: no Chromium found (install chromium, or set CHROMIUM=/path/to/browser)');
+}
+
 (async () => {
   const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-e2e-chromium-'));
   const ctx = await chromium.launchPersistentContext(udd, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    executablePath: findBrowser(), headless: true,
     ...(player && player.viewport ? { viewport: player.viewport } : {}),
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

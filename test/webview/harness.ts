@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { panelHtml } from '../../src/extension/approval/webview/html';
 import type { HostToWebview, WebviewToHost } from '../../src/shared/webviewProtocol';
+import { capability } from '../helpers/needs';
 
 // Globals of the page, for the callbacks that run inside Chromium. Module-scoped on purpose: the project compiles
 // without the DOM lib, and these names must not leak into other files.
@@ -21,11 +22,10 @@ type HTMLButtonElement = any;
 
 const ORIGIN = 'http://webview.test';
 const MEDIA = path.resolve(__dirname, '../../media');
-export const CHROMIUM = '/usr/bin/chromium';
 
 export async function launch(): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: capability('chromium').path, // found on PATH by the global setup's probe
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

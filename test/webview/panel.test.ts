@@ -6,6 +6,7 @@ import { toCard } from '../../src/extension/approval/webview/viewModel';
 import type { HistoryEntry } from '../../src/shared/webviewProtocol';
 import { readDiffRows } from './diffRows';
 import { launch, openPanel, type PanelPage } from './harness';
+import { requires } from '../helpers/needs';
 
 // Globals of the page, for the callbacks that run inside Chromium. Module-scoped on purpose: the project compiles
 // without the DOM lib, and these names must not leak into other files.
@@ -24,7 +25,9 @@ type HTMLButtonElement = any;
 
 let browser: Browser;
 let panel: PanelPage;
+const hasChromium = requires('chromium');
 beforeAll(async () => {
+  if (!hasChromium) return;
   browser = await launch();
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { probeIsolation } from '../../../src/core/isolation/probe';
+import { skipWithout } from '../../helpers/needs';
 
 // The real probe runs the real bubblewrap on this machine (.ci/run installs it).
 let dir: string;
@@ -12,7 +13,8 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('probeIsolation', () => {
-  it('finds bubblewrap here and proves it can start a sandbox', async () => {
+  it('finds bubblewrap here and proves it can start a sandbox', async (ctx) => {
+    skipWithout(ctx, 'bubblewrap');
     const p = await probeIsolation('linux');
     expect(p).toMatchObject({ kind: 'bwrap', available: true });
     expect(p.path && path.isAbsolute(p.path)).toBe(true);

@@ -1,0 +1,125 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { probeIsolation } from '../../src/core/isolation/probe';
+import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/packager.mjs';
+
+/**
+ * What some suites need beyond Node and npm, found by REAL probes once per run (in the global setup): bubblewrap
+ * must start a sandbox, the other programs must answer `--version`. A suite whose capability is missing is skipped
+ * with one summary line (what is missing, why, how to install it); GUARDED_SHELL_STRICT=1 (set by .ci/run) turns
+ * every such skip into a failure, so CI cannot pass by skipping.
+ */
+
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export interface CapabilityStatus {
+  readonly available: boolean;
+  /** The program that was found (absolute path). */
+  readonly path?: string;
+  /** Why it is not available, when it is not. */
+  readonly reason?: string;
+}
+
+export type CapabilityMap = Record<Capability, CapabilityStatus>;
+
+/** What a missing capability keeps from running, and how to get it (shown in the summary line). */
+export const INSTALL: Record<Capability, { readonly needed: string; readonly install: string }> = {
+  bubblewrap: { needed: 'the sandbox tests', install: 'apt-get install bubblewrap (Linux only; the kernel must allow unprivileged user namespaces)' },
+  chromium: { needed: 'the approval panel tests in a real browser', install: 'apt-get install chromium (or put chromium, chromium-browser or google-chrome on PATH, or set CHROMIUM=/path/to/browser)' },
+  gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
+  bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
+  git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
+  vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
+};
+
+/** Browsers that playwright-core can drive, by the names distributions give them. */
+const BROWSER_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
+const MAC_BROWSERS = [
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
+
+/** Every executable file called `name` on PATH, in PATH order. */
+export function onPath(name: string, envPath = process.env.PATH ?? ''): string[] {
+  const found: string[] = [];
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const p = path.join(dir, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      if (fs.statSync(p).isFile()) found.push(p);
+    } catch {
+      // not here
+    }
+  }
+  return found;
+}
+
+/** Runs `file --version`; the first line of its answer, or why it did not answer. */
+function version(file: string): { ok: true; line: string } | { ok: false; why: string } {
+  const r = spawnSync(file, ['--version'], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error) return { ok: false, why: r.error.message };
+  if (r.status !== 0) return { ok: false, why: `exited with ${r.status ?? r.signal}: ${(r.stderr || r.stdout).trim().split('\n')[0] ?? ''}` };
+  return { ok: true, line: (r.stdout || r.stderr).trim().split('\n')[0] ?? '' };
+}
+
+/** The first candidate that answers `--version` (a snap stub or a broken install does not). */
+function firstWorking(candidates: readonly string[], notFound: string, check?: (line: string) => boolean): CapabilityStatus {
+  const failures: string[] = [];
+  for (const c of candidates) {
+    const v = version(c);
+    if (v.ok && (!check || check(v.line))) return { available: true, path: c };
+    failures.push(`${c}: ${v.ok ? `unexpected version "${v.line}"` : v.why}`);
+  }
+  return { available: false, reason: failures.length ? `found but not working: ${failures.join('; ')}` : notFound };
+}
+
+export function findChromium(): CapabilityStatus {
+  const fromEnv = process.env.CHROMIUM ? [process.env.CHROMIUM] : [];
+  const candidates = [...fromEnv, ...BROWSER_NAMES.flatMap((n) => onPath(n)), ...(process.platform === 'darwin' ? MAC_BROWSERS.filter((p) => fs.existsSync(p)) : [])];
+  return firstWorking(candidates, `none of ${BROWSER_NAMES.join(', ')} is on PATH`);
+}
+
+async function probeBubblewrap(): Promise<CapabilityStatus> {
+  if (process.platform !== 'linux') return { available: false, reason: `bubblewrap is Linux only (this is ${process.platform})` };
+  const p = await probeIsolation('linux');
+  return p.available ? { available: true, ...(p.path && { path: p.path }) } : { available: false, reason: p.reason ?? 'the probe failed' };
+}
+
+/** Names listed in GUARDED_SHELL_TEST_WITHOUT are reported missing, to try the fresh-machine path on a full one. */
+function hiddenByEnv(): Set<string> {
+  return new Set((process.env.GUARDED_SHELL_TEST_WITHOUT ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+}
+
+export async function probeCapabilities(): Promise<CapabilityMap> {
+  const probes: Record<Capability, () => Promise<CapabilityStatus> | CapabilityStatus> = {
+    bubblewrap: probeBubblewrap,
+    chromium: findChromium,
+    gawk: () => firstWorking(onPath('gawk'), 'gawk is not on PATH', (l) => /GNU Awk/i.test(l)),
+    bsdtar: () => firstWorking(onPath('bsdtar'), 'bsdtar is not on PATH', (l) => /bsdtar|libarchive/i.test(l)),
+    git: () => firstWorking(onPath('git'), 'git is not on PATH', (l) => /^git version/.test(l)),
+    // The packager is installed on demand, from the registry; a test must not, so it only looks.
+    vsce: () => {
+      const n = findNode22();
+      if (!n.node) return { available: false, reason: n.reason };
+      const v = installedVsce();
+      return v === wantedVsce() ? { available: true, path: n.node } : { available: false, reason: `@vscode/vsce ${wantedVsce()} is not installed in tools/vsce${v ? ` (found ${v})` : ''}` };
+    },
+  };
+  const hidden = hiddenByEnv();
+  const out = {} as Record<Capability, CapabilityStatus>;
+  for (const name of CAPABILITIES) {
+    out[name] = hidden.has(name) ? { available: false, reason: 'hidden by GUARDED_SHELL_TEST_WITHOUT' } : await probes[name]();
+  }
+  return out;
+}
+
+export const strict = (): boolean => /^(1|true|yes)$/i.test(process.env.GUARDED_SHELL_STRICT ?? '');
+
+/** The one line printed for a missing capability. */
+export function summaryLine(name: Capability, s: CapabilityStatus, isStrict: boolean): string {
+  const { needed, install } = INSTALL[name];
+  return `${isStrict ? 'FAILED (GUARDED_SHELL_STRICT)' : 'skipped'}: ${needed} — ${name} unavailable (${(s.reason ?? '').replace(/\.$/, '')}). Install: ${install}`;
+}

@@ -1,0 +1,25 @@
+import type { TestProject } from 'vitest/node';
+import { setup as build } from './build';
+import { CAPABILITIES, probeCapabilities, strict, summaryLine, type CapabilityMap } from './capabilities';
+
+/**
+ * Once per run, before any test file: build dist/ (the integration tests start the real dist/cli.js and
+ * dist/server.js, so no file may depend on another having built it) and probe what the machine can do. At the
+ * end: one line per missing capability, so a skipped suite is never silent.
+ */
+
+let probed: CapabilityMap | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  build();
+  probed = await probeCapabilities();
+  project.provide('capabilities', probed);
+}
+
+export function teardown(): void {
+  if (!probed) return;
+  const missing = CAPABILITIES.filter((n) => !probed![n].available);
+  if (missing.length === 0) return;
+  const lines = missing.map((n) => `  ${summaryLine(n, probed![n], strict())}`);
+  process.stdout.write(`\n== Capabilities this machine lacks (${strict() ? 'strict: the tests that need them failed' : 'their tests were skipped; GUARDED_SHELL_STRICT=1 makes this a failure'})\n${lines.join('\n')}\n\n`);
+}

@@ -13,8 +13,10 @@ import { TOOLS } from '../src/server/tools';
 type Spec = { summary: string; default?: unknown; schema: z.ZodType; cli?: readonly CliFlag[]; env?: readonly EnvVariable[]; config?: readonly ConfigKey[]; vscode?: VscodeSetting };
 const spec = (id: SettingId) => SETTINGS[id] as Spec;
 const code = (v: unknown) => `\`${typeof v === 'string' ? v : JSON.stringify(v)}\``;
-const shown = (v: unknown) => (v === undefined ? '—' : Array.isArray(v) && v.length > 6 ? `${v.length} names (see below)` : code(v));
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
+const shown = (v: unknown) => (v === undefined ? '—' : Array.isArray(v) && v.length > 6 ? `${v.length} built-in names` : code(v));
+/** A table cell: one line, pipes escaped, VS Code's `#setting#` links as plain names. */
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n+/g, ' ').replace(/#(guardedShell\.[\w.]+)#/g, '$1');
+const SCOPE_LABEL = { tighten: 'only stricter', user: 'user settings only', union: 'workspace values added', narrow: 'a workspace may only narrow it' } as const;
 const table = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 
 /** `contributes.configuration.properties` of package.json. */
@@ -41,19 +43,30 @@ export function vscodeConfiguration(): Record<string, Record<string, unknown>> {
 }
 
 export function tables(): Record<string, string> {
-  const flags = SETTING_IDS.flatMap((id) => (spec(id).cli ?? []).map((f) => [code(`${f.name}${f.arg ? ` ${f.arg}` : ''}`), f.help ?? spec(id).summary, id, 'value' in f ? code(f.value) : shown(spec(id).default)]));
+  const flags = SETTING_IDS.flatMap((id) => (spec(id).cli ?? []).map((f) => [code(`${f.name}${f.arg ? ` ${f.arg}` : ''}`), f.help ?? spec(id).summary, id, 'value' in f ? `sets ${code(f.value)}` : shown(spec(id).default)]));
   const env = SETTING_IDS.flatMap((id) => (spec(id).env ?? []).map((e) => [code(e.name), spec(id).summary, id, e.empty === 'value' ? 'set but empty = an empty list' : 'empty = unset']));
   const config = SETTING_IDS.flatMap((id) => (spec(id).config ?? []).map((k) => [code(k.key), spec(id).summary, id, shown(spec(id).default)]));
-  const vscode = VSCODE_SETTING_IDS.map((id) => [code(`guardedShell.${spec(id).vscode!.key}`), spec(id).vscode!.description, shown(vscodeDefault(id)), scopeText(spec(id).vscode!.scope)]);
+  const vscode = VSCODE_SETTING_IDS.map((id) => [code(`guardedShell.${spec(id).vscode!.key}`), spec(id).vscode!.description, shown(vscodeDefault(id)), SCOPE_LABEL[spec(id).vscode!.scope]]);
   return {
-    flags: table(['Flag', 'Meaning', 'Setting', 'Default / sets'], flags),
+    flags: table(['Flag', 'Meaning', 'Setting', 'Default'], flags),
     environment: table(['Variable', 'Meaning', 'Setting', 'Empty value'], env),
     'config-file': table(['Key', 'Meaning', 'Setting', 'Default'], config),
     'vscode-settings': table(['Setting', 'Meaning', 'Default', 'Workspace rule'], vscode),
     modes: table(['The agent wants to …', ...MODES.map(code)], ACTIONS.map((a) => [ACTION_TEXT[a], ...MODES.map((m) => MODE_TABLE[m][a])])),
     network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
-    tools: table(['Tool', 'What it does', 'Read-only', 'Not offered when'], TOOLS.map((t) => [code(t.name), t.title, t.annotations.readOnlyHint ? 'yes' : 'no', [...(t.actions.includes('fileChange') ? ['mode `readOnly`'] : []), ...(t.actions.includes('egress') ? ['`network: deny`'] : []), 'named in `disableTools`'].join(', ')])),
+    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), t.annotations.readOnlyHint ? 'yes' : 'no', t.title, notOfferedWhen(t.actions)])),
   };
+}
+
+function parameters(shape: z.ZodRawShape): string {
+  const json = z.toJSONSchema(z.object(shape), { io: 'input' }) as { properties?: object; required?: string[] };
+  const required = new Set(json.required ?? []);
+  return Object.keys(json.properties ?? {}).map((p) => code(required.has(p) ? p : `${p}?`)).join(', ');
+}
+
+function notOfferedWhen(actions: readonly string[]): string {
+  const modes = MODES.filter((m) => actions.some((a) => MODE_TABLE[m][a as keyof (typeof MODE_TABLE)[typeof m]] === 'deny')).map(code);
+  return [...(modes.length ? [`mode ${modes.join(', ')}`] : []), ...(actions.includes('egress') ? ['`network: deny`'] : []), 'named in `disableTools`'].join('; ');
 }
 
 const marker = (name: string) => [`<!-- generated:${name} -->`, `<!-- /generated:${name} -->`] as const;

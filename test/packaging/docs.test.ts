@@ -60,7 +60,7 @@ describe('generated reference tables match the code', () => {
   const firstWords = (doc: string, name: string) => generatedTable(read(doc), name).map((row) => code(row[0]!).split(' ')[0]!);
 
   it('docs/cli.md flags are exactly the CLI flags', () => {
-    expect(firstWords('docs/cli.md', 'flags')).toEqual(Object.keys(FLAGS));
+    expect(firstWords('docs/cli.md', 'flags')).toEqual([...FLAGS.keys()]);
   });
 
   it('docs/cli.md environment variables are exactly the ones read', () => {
@@ -68,7 +68,7 @@ describe('generated reference tables match the code', () => {
   });
 
   it('docs/cli.md config-file keys are exactly the schema keys', () => {
-    expect(firstWords('docs/cli.md', 'config-file').sort()).toEqual([...CONFIG_FILE_KEYS].sort());
+    expect([...new Set(firstWords('docs/cli.md', 'config-file').map((k) => k.split('.')[0]!))].sort()).toEqual([...CONFIG_FILE_KEYS].sort());
   });
 
   it('docs/settings.md lists exactly the contributed VS Code settings', () => {

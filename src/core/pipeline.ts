@@ -142,7 +142,17 @@ function resultType(r: GuardedResult): ResultType {
   }
 }
 
-/** The denial fields of an exception that is a refusal by a rule, else undefined. */
-export function denialOf(e: unknown, isDenial: (code: ErrorCode) => boolean, fallbackRule: string): Denial | undefined {
-  return isToolError(e) && isDenial(e.code) ? { code: e.code, message: e.message, rule: e.rule ?? fallbackRule } : undefined;
+/**
+ * An exception as the result family's fields: a ToolError with a denial code is a denial (the rules said no),
+ * any other ToolError keeps its code, anything else is an I/O error with its message.
+ */
+export function problemOf(e: unknown, isDenial: (code: ErrorCode) => boolean, fallbackRule: string, prefix = ''):
+  | { outcome: 'denied'; message: string; denial: Denial }
+  | { outcome: 'failed'; message: string; error: { code: ErrorCode; message: string; rule?: string } } {
+  if (isToolError(e)) {
+    if (isDenial(e.code)) return { outcome: 'denied', message: e.message, denial: { code: e.code, message: e.message, rule: e.rule ?? fallbackRule } };
+    return { outcome: 'failed', message: e.message, error: { code: e.code, message: e.message, ...(e.rule && { rule: e.rule }) } };
+  }
+  const message = prefix + ((e as Error)?.message ?? String(e));
+  return { outcome: 'failed', message, error: { code: 'IO_ERROR', message } };
 }

@@ -1,11 +1,10 @@
-import type { ApprovalOption, Approver, ApprovalRequest } from '../approval';
+import type { ApprovalOption, ApprovalRequest } from '../approval';
 import type { ApprovalMemory } from '../approvalMemory';
-import type { AuditLog } from '../audit';
 import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
-import { runGuarded, type Denial } from '../pipeline';
+import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
@@ -49,20 +48,14 @@ export interface CommandResult {
   readonly denial?: Denial;
 }
 
-export interface CommandDeps {
-  readonly policy: () => Policy;
+export interface CommandDeps extends GuardedDeps {
   readonly executor: Executor;
-  readonly approver: () => Approver;
-  readonly audit: AuditLog;
   readonly isolation: () => IsolationState;
   readonly memory?: ApprovalMemory;
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
-export interface CallContext {
-  readonly tool: string;
-  readonly requestId?: string;
-  readonly signal?: AbortSignal;
+export interface CallContext extends GuardedCall {
   readonly onProgress?: (p: ExecProgress) => void;
 }
 

@@ -1,6 +1,6 @@
-import { isToolError, type ErrorCode } from '../errors';
+import type { ErrorCode } from '../errors';
 import { networkVerdict } from '../modes';
-import { runGuarded } from '../pipeline';
+import { problemOf, runGuarded } from '../pipeline';
 import type { Verdict } from '../verdict';
 import type { FileCall, FileDeps } from '../files/types';
 import { isDenialCode } from '../files/types';
@@ -110,10 +110,5 @@ function decodeBody(bytes: Buffer, contentType: string): string {
 
 function failed(url: string, e: unknown): FetchResult {
   if (e instanceof FetchTimeoutError) return { outcome: 'timeout', message: e.message, url, error: { code: e.code, message: e.message, rule: 'fetch.timeout' } };
-  if (isToolError(e)) {
-    if (isDenialCode(e.code)) return { outcome: 'denied', message: e.message, url, denial: { code: e.code, message: e.message, rule: e.rule ?? 'fetch.denied' } };
-    return { outcome: 'failed', message: e.message, url, error: { code: e.code, message: e.message, ...(e.rule && { rule: e.rule }) } };
-  }
-  const message = `fetch failed: ${(e as Error)?.message ?? String(e)}`;
-  return { outcome: 'failed', message, url, error: { code: 'IO_ERROR', message } };
+  return { url, ...problemOf(e, isDenialCode, 'fetch.denied', 'fetch failed: ') };
 }

@@ -1,7 +1,6 @@
 import type { ApprovalRequest, ChangeKind } from '../approval';
-import { isToolError } from '../errors';
 import type { ResolvedPath } from '../paths/confine';
-import { runGuarded, type Denial } from '../pipeline';
+import { problemOf, runGuarded, type Denial } from '../pipeline';
 import { checkProtectedTargets } from './decide';
 import { isDenialCode, type FileCall, type FileDeps, type FileResult } from './types';
 
@@ -110,10 +109,5 @@ function denied(d: Denial, files: readonly string[]): FileResult {
 
 /** Any exception as a result: ToolErrors keep their code; anything else is an I/O error with its message. */
 export function failure(e: unknown, files: readonly string[]): FileResult {
-  if (isToolError(e)) {
-    if (isDenialCode(e.code)) return denied({ code: e.code, message: e.message, rule: e.rule ?? 'file.denied' }, files);
-    return { outcome: 'failed', message: e.message, files, error: { code: e.code, message: e.message, ...(e.rule && { rule: e.rule }) } };
-  }
-  const message = (e as Error)?.message ?? String(e);
-  return { outcome: 'failed', message, files, error: { code: 'IO_ERROR', message } };
+  return { files, ...problemOf(e, isDenialCode, 'file.denied') };
 }

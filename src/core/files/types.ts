@@ -1,21 +1,7 @@
-import type { Approver } from '../approval';
-import type { AuditLog } from '../audit';
 import type { ErrorCode } from '../errors';
-import type { Policy } from '../policy';
 
-/** What the file and fetch pipelines need from the server (a ServerContext plus the session's approver). */
-export interface FileDeps {
-  readonly policy: () => Policy;
-  readonly approver: () => Approver;
-  readonly audit: AuditLog;
-}
-
-/** One tool call: structurally the same as the command pipeline's CallContext. */
-export interface FileCall {
-  readonly tool: string;
-  readonly requestId?: string;
-  readonly signal?: AbortSignal;
-}
+/** What the file and fetch pipelines need, and one call: the guarded pipeline's own shapes. */
+export type { GuardedDeps as FileDeps, GuardedCall as FileCall } from '../pipeline';
 
 export type FileOutcome = 'ok' | 'denied' | 'failed';
 

@@ -56,9 +56,3 @@ export function toLf(text: string): string {
 export function withLineEnding(text: string, ending: LineEnding): string {
   return ending === 'crlf' ? text.replace(/\r?\n/g, '\r\n') : text;
 }
-
-export function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  const breaks = (text.match(/\n/g) ?? []).length;
-  return text.endsWith('\n') ? breaks : breaks + 1;
-}

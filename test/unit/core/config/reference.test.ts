@@ -21,7 +21,7 @@ describe('generated reference', () => {
     expect(Object.keys(pkg.contributes.configuration.properties)).toEqual(VSCODE_SETTING_KEYS.map((k) => `guardedShell.${k}`));
   });
 
-  it('every generated table is in the docs exactly once and up to date', () => {
+  it('every generated table is in the docs and up to date', () => {
     const files = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
     const seen: Record<string, string[]> = {};
     for (const f of files) {
@@ -30,7 +30,7 @@ describe('generated reference', () => {
       expect(filled, `${f} is out of date: run npm run generate`).toBe(text);
       for (const name of found) (seen[name] ??= []).push(f);
     }
-    for (const name of Object.keys(tables())) expect(seen[name], `generated table "${name}"`).toHaveLength(1);
+    for (const name of Object.keys(tables())) expect(seen[name]?.length ?? 0, `generated table "${name}"`).toBeGreaterThan(0);
   });
 
   it('the tool registry holds exactly the tool names the settings accept', () => {

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/core/approval';
 import type { SettingsLayer } from '../../src/core/config/registry';
@@ -20,6 +21,8 @@ export interface IpcHost {
   readonly ready: ReadyParams;
   readonly client: Client;
   readonly approvals: ApprovalRequest[];
+  /** `notifications/tools/list_changed` the MCP client received. */
+  readonly toolListChanges: number;
   /** How approval requests are answered (default: denied by the user). */
   answer: (r: ApprovalRequest) => Promise<ApprovalDecision> | ApprovalDecision;
   /** Pushes a settings layer (the SETTINGS notification) and waits until the server applied it. */
@@ -49,6 +52,10 @@ export async function startIpcHost(folder: string, settings: SettingsLayer, env:
   await rpc.sendNotification('initialized', {});
   const ready = await started;
   const client = new Client({ name: 'ipc-host', version: '1.0.0' });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    (host as { toolListChanges: number }).toolListChanges++;
+  });
+  (host as { toolListChanges: number }).toolListChanges = 0;
   await client.connect(new StreamableHTTPClientTransport(new URL(ready.url), { requestInit: { headers: { Authorization: `Bearer ${ready.token}` } } }));
   return Object.assign(host, {
     ready,

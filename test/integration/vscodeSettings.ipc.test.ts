@@ -49,6 +49,9 @@ const EFFECTS: Record<string, Effect> = {
   mode: {
     settings: { mode: { globalValue: 'readOnly' } },
     check: async (h, ws) => {
+      // The client was told the list changed when the push took the change tools away.
+      for (let i = 0; i < 100 && h.toolListChanges === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(h.toolListChanges).toBeGreaterThan(0);
       expect(await names(h)).not.toContain('writeFile');
       const r = await run(h, ['touch', 'made.txt']);
       expect(sc(r).denial.code).toBe('MODE_READ_ONLY');

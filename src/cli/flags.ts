@@ -111,6 +111,6 @@ export function helpText(version: string): string {
 function helpFor(id: SettingId): string {
   const s = SETTINGS[id] as { summary: string; default?: unknown };
   const d = s.default;
-  const shown = d === undefined || (Array.isArray(d) && (d.length === 0 || d.length > 4)) ? '' : ` (default ${Array.isArray(d) ? d.join(',') : String(d)})`;
+  const shown = d === undefined || typeof d === 'boolean' || (Array.isArray(d) && (d.length === 0 || d.length > 4)) ? '' : ` (default ${Array.isArray(d) ? d.join(',') : String(d)})`;
   return s.summary + shown;
 }

@@ -34,8 +34,14 @@ export interface EffectiveSettings {
 export function checkValue<K extends SettingId>(id: K, value: unknown, label: string): SettingsLayer[K] {
   const r = SETTINGS[id].schema.safeParse(value);
   if (r.success) return r.data as SettingsLayer[K];
-  const problems = r.error.issues.map((i) => (i.path.length ? `entry ${i.path.map(String).join('.')}: ` : '') + humanIssue(i));
-  throw new PolicyError(`${label}: ${[...new Set(problems)].join('; ')}, got ${JSON.stringify(value)}`);
+  // One line per kind of problem, naming the offending entries of a list by their value.
+  const byProblem = new Map<string, string[]>();
+  for (const i of r.error.issues) {
+    const entry = i.path.length && Array.isArray(value) ? [JSON.stringify(value[i.path[0] as number])] : [];
+    byProblem.set(humanIssue(i), [...(byProblem.get(humanIssue(i)) ?? []), ...entry]);
+  }
+  const problems = [...byProblem].map(([problem, entries]) => (entries.length ? `${entries.join(', ')}: ${problem}` : `${problem}, got ${JSON.stringify(value)}`));
+  throw new PolicyError(`${label}: ${problems.join('; ')}`);
 }
 
 /** zod's issue as a person would say it ("expected one of a, b", "expected a positive number"). */

@@ -121,7 +121,7 @@ describe('resolveSettings: bad values name the key', () => {
 
   it('rejects ALLOW_COMMANDS entries with metacharacters and names the key', () => {
     const s = makeSandbox();
-    expect(() => layered(s, {}, { ALLOW_COMMANDS: 'ls,rm -rf' }, [])).toThrow('ALLOW_COMMANDS: entry 1');
+    expect(() => layered(s, {}, { ALLOW_COMMANDS: 'ls,rm -rf' }, [])).toThrow('ALLOW_COMMANDS: "rm -rf": a command name cannot contain white space');
   });
 });
 

@@ -111,8 +111,11 @@ exports.run = async function run() {
     assert(!fs.existsSync(path.join(ws, 'made-in-readonly')), 'the file was created in readOnly mode');
     const r3 = await call(client, { command: ['echo', 'redirected', '>', 'redirect-in-readonly'] });
     assert(r3.isError && !fs.existsSync(path.join(ws, 'redirect-in-readonly')), `an output redirect in readOnly should be denied: ${textOf(r3)}`);
-    const r4 = await client.callTool({ name: 'writeFile', arguments: { file: 'written-in-readonly.txt', text: 'x' } });
-    assert(r4.isError && /MODE_READ_ONLY/.test(JSON.stringify(r4.structuredContent)), `writeFile in readOnly should be denied: ${textOf(r4)}`);
+    // readOnly can never allow a file change, so writeFile is no longer offered (the client heard list_changed).
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    assert(!tools.includes('writeFile') && tools.includes('shell_execute'), `readOnly should not offer writeFile: ${tools.join(', ')}`);
+    const r4 = await client.callTool({ name: 'writeFile', arguments: { file: 'written-in-readonly.txt', text: 'x' } }).catch((e) => ({ isError: true, error: String(e) }));
+    assert(r4.isError, `writeFile in readOnly should be refused: ${JSON.stringify(r4).slice(0, 300)}`);
     assert(!fs.existsSync(path.join(ws, 'written-in-readonly.txt')), 'writeFile wrote in readOnly mode');
     say(`readOnly denial: ${textOf(r2).slice(0, 300)}`);
   });

@@ -5,9 +5,14 @@ import { isInside, relativeTo, resolveInside, type ResolvedPath } from '../paths
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
 import { allow, ask, deny, strictest, type Verdict } from '../verdict';
+import { buildChildEnv } from '../exec/env';
 import { checkAllowlist } from './allowlist';
+import { judgeCallEnv } from './callEnv';
+import { checkGitLocation, filterDriverNames, ownRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
-import { judgeCommand } from './rules';
+import { resolveProgram, type ResolvedProgram } from './resolve';
+import { judgeCommand, prepareArgv } from './rules';
+import { gitLocation } from './rules/git';
 import { isKnownReadOnly } from './rules/readonly';
 
 export interface CommandRequest {
@@ -38,11 +43,20 @@ export interface CommandPlan {
   readonly stdoutFile?: { readonly target: ResolvedPath; readonly append: boolean };
   readonly timeoutMs: number;
   readonly readOnly: boolean;
+  /**
+   * Per stage: the program the PATH lookup found (judged by every name it has), and the argv to spawn — the
+   * judged absolute path, then the arguments with the family hardening (sed --sandbox, read-only git).
+   * Undefined for a stage whose program was not found (the verdict is then a denial).
+   */
+  readonly programs: readonly (ResolvedProgram | undefined)[];
+  readonly spawnArgv: readonly (readonly string[])[];
 }
 
 export interface DecideContext {
   /** True when a person already allowed this exact command line for the session / a time box. */
   readonly preApproved?: (key: string) => boolean;
+  /** The server's environment, from which the child's PATH is chosen (default process.env). */
+  readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -52,13 +66,29 @@ export interface DecideContext {
 export function decideCommand(request: CommandRequest, policy: Policy, context: DecideContext = {}): CommandDecision {
   const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
   try {
-    const plan = planCommand(request, policy);
+    const plan = planCommand(request, policy, context);
     const checks: Verdict[] = [];
-    for (const stage of plan.parsed.stages) {
+    plan.parsed.stages.forEach((stage, i) => {
       checks.push(checkAllowlist(stage[0]!, policy));
       if (path.isAbsolute(stage[0]!)) checks.push(checkProgramOutsideWorkspace(stage[0]!, policy.root));
       checks.push(judgeCommand(stage));
-    }
+      const program = plan.programs[i];
+      if (!program) {
+        checks.push(deny('EXEC_ERROR', 'program.not-found', `The program ${stage[0]} could not be found: ${plan.notFound[i] ?? 'no such program'}.`));
+        return;
+      }
+      // The real program: the file the PATH lookup found and its realpath are judged too, and must not be
+      // files the agent could have written.
+      checks.push(checkProgramOutsideWorkspace(program.path, policy.root));
+      checks.push(judgeCommand(stage, { aliases: [program.path, program.real] }));
+      const git = gitStageLocation(stage, program);
+      if (git) {
+        const refused = checkGitLocation(git, plan.cwd.real, policy.root);
+        if (refused) checks.push(refused);
+      }
+    });
+    const envVerdict = judgeCallEnv(request.env, policy.root);
+    if (envVerdict) checks.push(envVerdict);
     if (plan.stdoutFile) {
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
@@ -71,7 +101,7 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
   }
 }
 
-function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
+function planCommand(request: CommandRequest, policy: Policy, context: DecideContext): CommandPlan & { readonly notFound: readonly (string | undefined)[] } {
   const parsed = parseCommand(request.command, { literal: request.literal === true });
   const cwd = resolveInside(policy.root, request.directory ?? '.', { what: 'working directory' });
   if (!cwd.exists || !fs.statSync(cwd.real).isDirectory()) {
@@ -95,8 +125,37 @@ function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
     stdoutFile = { target: rootRelative(policy.root, target), append: parsed.stdoutFile.append };
   }
   const timeoutMs = effectiveTimeoutSeconds(request.timeoutSeconds, policy) * 1000;
-  const readOnly = !stdoutFile && parsed.stages.every((s) => isKnownReadOnly(s));
-  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly };
+  // The child's environment decides the PATH lookup (and which git configuration files exist for it).
+  const childEnv = buildChildEnv({
+    parentEnv: context.parentEnv ?? process.env,
+    allowlist: policy.childEnvAllowlist,
+    ...(policy.safePath !== undefined && { safePath: policy.safePath }),
+    ...(request.env && { overrides: { ...request.env } }),
+  });
+  const programs: (ResolvedProgram | undefined)[] = [];
+  const notFound: (string | undefined)[] = [];
+  for (const stage of parsed.stages) {
+    const r = resolveProgram(stage[0]!, { pathEnv: childEnv.PATH ?? '', cwd: cwd.real, ...(childEnv.PATHEXT !== undefined && { pathExt: childEnv.PATHEXT }) });
+    programs.push('notFound' in r ? undefined : r);
+    notFound.push('notFound' in r ? r.notFound : undefined);
+  }
+  let readOnly = !stdoutFile;
+  const spawnArgv = parsed.stages.map((stage, i) => {
+    const program = programs[i];
+    const aliases = program ? [program.path, program.real] : [];
+    let stageReadOnly = program !== undefined && isKnownReadOnly(stage, { aliases });
+    let gitReadOnly: { filterDrivers: readonly string[] } | undefined;
+    if (stageReadOnly && program && gitStageLocation(stage, program)) {
+      // Read-only git runs with configuration-driven programs off; that needs every configured filter name.
+      const filterDrivers = filterDriverNames(ownRepository(policy.root), childEnv);
+      if (filterDrivers) gitReadOnly = { filterDrivers };
+      else stageReadOnly = false;
+    }
+    readOnly &&= stageReadOnly;
+    const prepared = prepareArgv(stage, { aliases, ...(gitReadOnly && { gitReadOnly }) });
+    return [program?.path ?? stage[0]!, ...prepared.slice(1)];
+  });
+  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound };
 }
 
 /** Re-expresses a path resolved against the working directory relative to the workspace root (for display). */
@@ -132,6 +191,14 @@ function modeVerdict(plan: CommandPlan, policy: Policy, key: string, context: De
       if (preApproved) return allow('approval.remembered');
       return ask('mode.confirm', 'Every command is confirmed in this mode.');
   }
+}
+
+/** For a git stage (by any of its names), where git will look for its repository; undefined otherwise. */
+function gitStageLocation(stage: readonly string[], program: ResolvedProgram): ReturnType<typeof gitLocation> {
+  const isGit = [stage[0]!, program.path, program.real].some((n) => /^git(-.*)?$/.test(path.basename(n).replace(/\.exe$/i, '').toLowerCase()));
+  if (!isGit) return undefined;
+  // Dashed programs (git-log) take no global options: their location is the working directory.
+  return /^git-/i.test(path.basename(stage[0]!)) ? { chdirs: [], bare: false, rest: [] } : gitLocation(stage.slice(1)) ?? { chdirs: [], bare: false, rest: [] };
 }
 
 /** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */

@@ -9,7 +9,6 @@ import type { IsolationState } from '../isolationState';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { decideCommand, type CommandDecision, type CommandRequest } from './decide';
-import { prepareArgv } from './rules';
 
 export type CommandOutcome = ExecOutcome | 'denied';
 
@@ -74,7 +73,7 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
   const policy = deps.policy();
   const isolation = deps.isolation();
   const requestId = call.requestId ?? randomUUID();
-  const decision = decideCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false });
+  const decision = decideCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false, ...(deps.parentEnv && { parentEnv: deps.parentEnv }) });
   let verdict: Verdict = decision.verdict;
   if (verdict.kind !== 'deny' && isolation.denial) verdict = deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial);
 
@@ -104,8 +103,8 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
   const plan = decision.plan!;
   let stages: ExecStage[];
   try {
-    stages = plan.parsed.stages.map((argv) => {
-      const prepared = prepareArgv(argv);
+    stages = plan.spawnArgv.map((prepared) => {
+      // The judged path and hardened argv from decide (no second PATH lookup here).
       const stage = { file: prepared[0]!, args: prepared.slice(1) };
       return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : stage;
     });

@@ -9,6 +9,7 @@ import { hardenGitReadOnlyArgs } from './gitHarden';
 import { hardenSedArgv, sedRule } from './sed';
 import { sortRule } from './sort';
 import { tarRule } from './tar';
+import { zipRule } from './zip';
 import type { FamilyRule } from './types';
 
 
@@ -28,6 +29,7 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   sort: sortRule,
   sed: sedRule,
   git: gitRule,
+  zip: zipRule,
 };
 
 /** Characters a command NAME may contain: letters, digits and `. _ + - / @ : ,` (paths, versions, drives). */

@@ -51,11 +51,14 @@ const DIALECTS: readonly Dialect[] = [
 ];
 
 export function findAwkHazard(src: string): AwkHazard | undefined {
+  let unparsable: AwkHazard | undefined;
   for (const d of DIALECTS) {
     const h = lexForHazard(src, d);
-    if (h) return h;
+    // A real hazard in one reading is the better explanation than text another reading could not lex.
+    if (h && h.what !== 'unparsable') return h;
+    unparsable ??= h;
   }
-  return undefined;
+  return unparsable;
 }
 
 function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {

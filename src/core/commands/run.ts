@@ -103,10 +103,10 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
   const plan = decision.plan!;
   let stages: ExecStage[];
   try {
-    stages = plan.spawnArgv.map((prepared) => {
-      // The judged path and hardened argv from decide (no second PATH lookup here).
+    stages = plan.spawnArgv.map((prepared, i) => {
+      // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
       const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : stage;
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.

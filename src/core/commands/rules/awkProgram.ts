@@ -17,7 +17,7 @@ export interface AwkHazard {
 
 /**
  * Where a `/` starts a regex literal differs between awks; each dialect below is what the real program was
- * seen to do (test/unit/rules/awkDialects.real.test.ts runs them). After these words a `/` starts a regex in
+ * seen to do (test/unit/rules/bypassClasses.real.test.ts runs them). After these words a `/` starts a regex in
  * every awk: print, printf, return, exit, else, do, in. Then:
  *  - gawk (own mode): `case` too (`case /re/:`);
  *  - gawk --posix/--traditional and BWK awk: `case` is a variable, so `case / 1 …` is a division;

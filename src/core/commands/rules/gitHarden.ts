@@ -13,7 +13,7 @@ import { gitLocation } from './git';
  *       <the caller's global options> SUB [--no-ext-diff --no-textconv | --no-textconv] <the caller's arguments>
  *
  * `-c` values reach child git processes (submodules) through GIT_CONFIG_PARAMETERS. An empty filter command
- * is "no filter" to git. Verified against the real git in test/unit/rules/gitReadOnly.real.test.ts.
+ * is "no filter" to git. Verified against the real git in test/unit/rules/git.real.test.ts.
  */
 
 export const GIT_READ_ONLY_CONFIG: readonly string[] = [

@@ -46,9 +46,12 @@ export interface CommandPlan {
   /**
    * Per stage: the program the PATH lookup found (judged by every name it has), and the argv to spawn — the
    * judged absolute path, then the arguments with the family hardening (sed --sandbox, read-only git).
-   * Undefined for a stage whose program was not found (the verdict is then a denial).
+   * Undefined for a stage whose program was not found: the executor is then not called at all (run.ts
+   * reports an execution error; a later lookup could find a program nobody judged).
    */
   readonly programs: readonly (ResolvedProgram | undefined)[];
+  /** Per stage, why the program was not found (undefined when it was). */
+  readonly notFound: readonly (string | undefined)[];
   readonly spawnArgv: readonly (readonly string[])[];
 }
 
@@ -73,10 +76,8 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
       if (path.isAbsolute(stage[0]!)) checks.push(checkProgramOutsideWorkspace(stage[0]!, policy.root));
       checks.push(judgeCommand(stage));
       const program = plan.programs[i];
-      if (!program) {
-        checks.push(deny('EXEC_ERROR', 'program.not-found', `The program ${stage[0]} could not be found: ${plan.notFound[i] ?? 'no such program'}.`));
-        return;
-      }
+      // Not found: nothing to judge by file, and nothing will be spawned (run.ts reports the error).
+      if (!program) return;
       // The real program: the file the PATH lookup found and its realpath are judged too, and must not be
       // files the agent could have written.
       checks.push(checkProgramOutsideWorkspace(program.path, policy.root));
@@ -101,7 +102,7 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
   }
 }
 
-function planCommand(request: CommandRequest, policy: Policy, context: DecideContext): CommandPlan & { readonly notFound: readonly (string | undefined)[] } {
+function planCommand(request: CommandRequest, policy: Policy, context: DecideContext): CommandPlan {
   const parsed = parseCommand(request.command, { literal: request.literal === true });
   const cwd = resolveInside(policy.root, request.directory ?? '.', { what: 'working directory' });
   if (!cwd.exists || !fs.statSync(cwd.real).isDirectory()) {

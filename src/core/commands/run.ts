@@ -115,7 +115,10 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     deps.audit.record({ ...base, result_type: 'rejected', rejection_reason: message, error_code: code, rule: 'isolation.wrap-failed', approval_ms: gated.waitedMs });
     return denied(code, message, 'isolation.wrap-failed', isolation.kind, gated.waitedMs);
   }
-  const result: ExecResult = await deps.executor.run({
+  // A stage whose program the PATH lookup did not find is not spawned: a lookup now could find a program that
+  // was never judged. Reported as the executor reports a failed spawn.
+  const missing = plan.programs.findIndex((p) => p === undefined);
+  const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await deps.executor.run({
     stages,
     cwd: plan.cwd.real,
     env: env!,
@@ -159,6 +162,13 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
     ...(isolation.warning && { warning: isolation.warning }),
     ...(result.error && { error: result.error }),
+  };
+}
+
+function notFound(name: string, why: string | undefined): ExecResult {
+  return {
+    outcome: 'error', exitCode: null, signal: null, stages: [], stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0,
+    stdoutTruncated: false, stderrTruncated: false, durationMs: 0, queueMs: 0, error: `spawn ${name} ENOENT: ${why ?? 'not found'}`,
   };
 }
 

@@ -64,9 +64,12 @@ describe('decide judges the real program and spawns the judged path', () => {
     }
   });
 
-  it('stops a program that is not on the PATH with a clear EXEC_ERROR before anything runs', () => {
+  it('plans no program for a name that is not on the PATH (the policy verdict is unchanged; nothing is spawned)', () => {
     const { decide } = setup({ allowCommands: ['no-such-program-gs'] });
-    expect(decide(['no-such-program-gs']).verdict).toMatchObject({ kind: 'deny', code: 'EXEC_ERROR', rule: 'program.not-found' });
+    const d = decide(['no-such-program-gs']);
+    expect(d.verdict.kind).toBe('allow');
+    expect(d.plan?.programs).toEqual([undefined]);
+    expect(d.plan?.notFound[0]).toMatch(/not found on the PATH/);
   });
 
   it('strips white space around the program name like the seed (" ls " runs ls)', () => {

@@ -10,8 +10,8 @@ import { checkAllowlist } from './allowlist';
 import { judgeCallEnv } from './callEnv';
 import { checkGitLocation, filterDriverNames, ownRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
-import { resolveProgram, type ResolvedProgram } from './resolve';
-import { judgeCommand, prepareArgv } from './rules';
+import { forbiddenAliasByIdentity, resolveProgram, type ResolvedProgram } from './resolve';
+import { forbiddenCategory, judgeCommand, prepareArgv } from './rules';
 import { gitLocation } from './rules/git';
 import { isKnownReadOnly } from './rules/readonly';
 
@@ -52,6 +52,8 @@ export interface CommandPlan {
   readonly programs: readonly (ResolvedProgram | undefined)[];
   /** Per stage, why the program was not found (undefined when it was). */
   readonly notFound: readonly (string | undefined)[];
+  /** The PATH the lookup used (the child's). */
+  readonly pathEnv: string;
   readonly spawnArgv: readonly (readonly string[])[];
 }
 
@@ -82,6 +84,9 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
       // files the agent could have written.
       checks.push(checkProgramOutsideWorkspace(program.path, policy.root));
       checks.push(judgeCommand(stage, { aliases: [program.path, program.real] }));
+      // The same file as a never-runnable program on the PATH (a hard link or copy-by-link under another name).
+      const twin = forbiddenAliasByIdentity(program.real, plan.pathEnv, (n) => forbiddenCategory(n) !== undefined);
+      if (twin) checks.push(judgeCommand([twin, ...stage.slice(1)]));
       const git = gitStageLocation(stage, program);
       if (git) {
         const refused = checkGitLocation(git, plan.cwd.real, policy.root);
@@ -156,7 +161,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     const prepared = prepareArgv(stage, { aliases, ...(gitReadOnly && { gitReadOnly }) });
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
-  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound };
+  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '' };
 }
 
 /** Re-expresses a path resolved against the working directory relative to the workspace root (for display). */

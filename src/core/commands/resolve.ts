@@ -79,3 +79,53 @@ export function resolveProgram(name: string, opts: ResolveOptions): ResolveResul
   }
   return { notFound: `"${name}" was not found on the PATH the command gets (${opts.pathEnv || '(empty)'})` };
 }
+
+/**
+ * Never-runnable programs by FILE identity (device + inode), not only by name: a hard link or a bind mount of a
+ * shell under a harmless name has no name or symlink that gives it away. For every PATH directory, the files
+ * whose names are forbidden are stat-ed once; a program whose realpath has the same identity gets that name as
+ * one more alias to judge. Cached per PATH and refreshed when a directory's mtime changes.
+ */
+const identityCache = new Map<string, { stamps: string; byIdentity: Map<string, string> }>();
+
+export function forbiddenAliasByIdentity(real: string, pathEnv: string, isForbiddenName: (name: string) => boolean, platform: NodeJS.Platform = process.platform): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(real);
+  } catch {
+    return undefined;
+  }
+  if (platform === 'win32' || st.ino === 0) return undefined; // no stable inode numbers to compare
+  const dirs = pathEnv.split(':').filter((d) => path.isAbsolute(d));
+  const stamps = dirs.map((d) => {
+    try {
+      return `${d}@${fs.statSync(d).mtimeMs}`;
+    } catch {
+      return `${d}@-`;
+    }
+  }).join('|');
+  let cached = identityCache.get(pathEnv);
+  if (!cached || cached.stamps !== stamps) {
+    const byIdentity = new Map<string, string>();
+    for (const dir of dirs) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const n of names) {
+        if (!isForbiddenName(n)) continue;
+        try {
+          const s = fs.statSync(path.join(dir, n));
+          if (s.isFile()) byIdentity.set(`${s.dev}:${s.ino}`, path.join(dir, n));
+        } catch {
+          /* dangling */
+        }
+      }
+    }
+    cached = { stamps, byIdentity };
+    identityCache.set(pathEnv, cached);
+  }
+  return cached.byIdentity.get(`${st.dev}:${st.ino}`);
+}

@@ -51,6 +51,25 @@ describe('decide judges the real program and spawns the judged path', () => {
     expect(decide(['sort', '-xf', 'a.tar', '--to-command=id']).verdict).toMatchObject({ kind: 'deny', rule: 'tar.helper-option' });
   });
 
+  it('stops a hard link to a never-runnable program under a harmless name (same file as `sh` on the PATH)', () => {
+    const { decide } = setup({ allowCommands: ['harmless'] }, (s) => {
+      fs.copyFileSync('/bin/true', path.join(s.outside, 'sh'));
+      fs.chmodSync(path.join(s.outside, 'sh'), 0o755);
+      fs.linkSync(path.join(s.outside, 'sh'), path.join(s.outside, 'harmless'));
+      return s.outside;
+    });
+    expect(decide(['harmless']).verdict).toMatchObject({ kind: 'deny', rule: 'forbidden.shell' });
+  });
+
+  it('keeps allowing a program that is merely a copy, not the same file, of nothing forbidden', () => {
+    const { decide } = setup({ allowCommands: ['harmless'] }, (s) => {
+      fs.copyFileSync('/bin/true', path.join(s.outside, 'harmless'));
+      fs.chmodSync(path.join(s.outside, 'harmless'), 0o755);
+      return s.outside;
+    });
+    expect(decide(['harmless']).verdict.kind).toBe('allow');
+  });
+
   it('stops a program found through a PATH entry inside the workspace (relative or absolute)', () => {
     for (const entry of ['.', '', 'bin']) {
       const { s, decide } = setup({}, (sb) => {

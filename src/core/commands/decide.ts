@@ -8,7 +8,7 @@ import { allow, ask, deny, strictest, type Verdict } from '../verdict';
 import { buildChildEnv } from '../exec/env';
 import { checkAllowlist } from './allowlist';
 import { judgeCallEnv } from './callEnv';
-import { checkGitLocation, filterDriverNames, ownRepository } from './gitRepo';
+import { checkGitLocation, filterDriverNames, locateGitRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
 import { forbiddenAliasByIdentity, resolveProgram, type ResolvedProgram } from './resolve';
 import { forbiddenCategory, judgeCommand, prepareArgv } from './rules';
@@ -151,9 +151,12 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     const aliases = program ? [program.path, program.real] : [];
     let stageReadOnly = program !== undefined && isKnownReadOnly(stage, { aliases });
     let gitReadOnly: { filterDrivers: readonly string[] } | undefined;
-    if (stageReadOnly && program && gitStageLocation(stage, program)) {
-      // Read-only git runs with configuration-driven programs off; that needs every configured filter name.
-      const filterDrivers = filterDriverNames(ownRepository(policy.root), childEnv);
+    const git = program ? gitStageLocation(stage, program) : undefined;
+    if (stageReadOnly && git) {
+      // Read-only git runs with configuration-driven programs off; that needs every filter name configured for
+      // the repository this call uses (the own one, or a submodule/worktree git directory inside it).
+      const located = locateGitRepository(git, cwd.real, policy.root);
+      const filterDrivers = 'refused' in located ? undefined : filterDriverNames(located.repo ?? {}, childEnv);
       if (filterDrivers) gitReadOnly = { filterDrivers };
       else stageReadOnly = false;
     }

@@ -101,36 +101,44 @@ function isOwn(gitDir: string, own: OwnRepository): boolean {
 const refuse = (rule: string, message: string): Verdict => deny('ARGUMENT_FORBIDDEN', rule, message);
 
 /**
- * Checks where a git call will find its repository. `cwd` is the call's real working directory. Returns a
- * denial, or undefined when git will use the own repository (or none).
+ * Where a git call will find its repository: a denial, or the repository it will use (undefined when none).
+ * `cwd` is the call's real working directory.
  */
-export function checkGitLocation(loc: GitLocation, cwd: string, root: string, own: OwnRepository = ownRepository(root)): Verdict | undefined {
+export function locateGitRepository(loc: GitLocation, cwd: string, root: string, own: OwnRepository = ownRepository(root)): { readonly refused: Verdict } | { readonly repo?: OwnRepository } {
   let dir = cwd;
   for (const c of loc.chdirs) if (c !== '') dir = path.resolve(dir, c);
   if (loc.workTree !== undefined) {
     const wt = path.resolve(dir, loc.workTree);
     const wtReal = real(wt) ?? wt;
     if (!isInside(root, wtReal)) {
-      return refuse('git.foreign-work-tree', `git --work-tree=${loc.workTree} is not allowed: the work tree must be inside the workspace.`);
+      return { refused: refuse('git.foreign-work-tree', `git --work-tree=${loc.workTree} is not allowed: the work tree must be inside the workspace.`) };
     }
   }
   const explicit = loc.gitDir ?? (loc.bare ? '.' : undefined);
+  let gitDir: string | undefined;
   if (explicit !== undefined) {
-    const g = real(path.resolve(dir, explicit));
-    if (g === undefined) return undefined; // git fails: "not a git repository"
-    if (!isOwn(g, own)) {
-      return refuse('git.foreign-git-dir', `git ${loc.gitDir !== undefined ? `--git-dir=${loc.gitDir}` : '--bare'} is not allowed: only the workspace's own repository${own.gitDir ? ` (${own.gitDir})` : ''} may supply git configuration, and "${g}" is another git directory.`);
+    gitDir = real(path.resolve(dir, explicit));
+    if (gitDir === undefined) return {}; // git fails: "not a git repository"
+    if (!isOwn(gitDir, own)) {
+      return { refused: refuse('git.foreign-git-dir', `git ${loc.gitDir !== undefined ? `--git-dir=${loc.gitDir}` : '--bare'} is not allowed: only the workspace's own repository${own.gitDir ? ` (${own.gitDir})` : ''} may supply git configuration, and "${gitDir}" is another git directory.`) };
     }
-    return undefined;
+  } else {
+    const startReal = real(dir);
+    if (startReal === undefined) return {}; // git fails: cannot change to that directory
+    const found = discover(startReal);
+    if (!found) return {};
+    if (!isOwn(found.gitDir, own)) {
+      return { refused: refuse('git.foreign-git-dir', `git would use the repository at "${found.at}" (${found.gitDir}), which is not the workspace's own repository${own.gitDir ? ` (${own.gitDir})` : ''}: a nested or outside git directory supplies its own configuration (hooks, fsmonitor, filters), so git is refused there.`) };
+    }
+    gitDir = found.gitDir;
   }
-  const startReal = real(dir);
-  if (startReal === undefined) return undefined; // git fails: cannot change to that directory
-  const found = discover(startReal);
-  if (!found) return undefined;
-  if (!isOwn(found.gitDir, own)) {
-    return refuse('git.foreign-git-dir', `git would use the repository at "${found.at}" (${found.gitDir}), which is not the workspace's own repository${own.gitDir ? ` (${own.gitDir})` : ''}: a nested or outside git directory supplies its own configuration (hooks, fsmonitor, filters), so git is refused there.`);
-  }
-  return undefined;
+  return { repo: { gitDir, commonDir: commonDirOf(gitDir) } };
+}
+
+/** Checks where a git call will find its repository: a denial, or undefined when git uses the own repository (or none). */
+export function checkGitLocation(loc: GitLocation, cwd: string, root: string, own: OwnRepository = ownRepository(root)): Verdict | undefined {
+  const r = locateGitRepository(loc, cwd, root, own);
+  return 'refused' in r ? r.refused : undefined;
 }
 
 /**

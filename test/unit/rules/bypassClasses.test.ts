@@ -87,6 +87,7 @@ describe('git by other doors', () => {
     ['git daemon', ['git', 'daemon', '--export-all'], 'git.tool-subcommand'],
     ['git upload-pack', ['git', 'upload-pack', '.'], 'git.tool-subcommand'],
     ['git-receive-pack dashed', ['git-receive-pack', '.'], 'git.tool-subcommand'],
+    ['git maintenance start (installs scheduled jobs)', ['git', 'maintenance', 'start'], 'git.maintenance-scheduler'],
     // kept
     ['git help -a (a list)', ['git', 'help', '-a'], 'allow'],
     ['git grep for a C++ name', ['git', 'grep', 'std::string'], 'allow'],

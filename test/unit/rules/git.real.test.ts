@@ -131,6 +131,9 @@ describe('a git directory other than the workspace\'s own cannot supply configur
     fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'sub', '.git'), `gitdir: ../.git/modules/sub\n`);
     expect(decide(['git', 'status'], 'sub', 'auto').verdict.kind).toBe('allow');
+    // Read-only there switches off the filters configured for THAT git directory too.
+    git(['config', 'filter.subf.clean', helper()], modules);
+    expect(decide(['git', 'status'], 'sub').plan!.spawnArgv[0]).toContain('filter.subf.clean=');
   });
 });
 

@@ -322,6 +322,9 @@ export const gitRule: FamilyRule = (args) => {
     case 'bisect':
       if (rest[0] === 'run') verdict = argDenied('git.bisect-run', 'git bisect run is not allowed: it runs a command for each step.');
       break;
+    case 'maintenance':
+      if (['start', 'register', 'stop', 'unregister'].includes(rest[0] ?? '')) verdict = argDenied('git.maintenance-scheduler', `git maintenance ${rest[0]} is not allowed: it installs or removes scheduled jobs (cron, systemd timers, launchd) that run git later.`);
+      break;
     case 'submodule':
       if (rest.some((t) => t === 'foreach')) verdict = argDenied('git.submodule-foreach', 'git submodule foreach is not allowed: it runs a shell command in each submodule.');
       break;

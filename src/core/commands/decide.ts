@@ -74,7 +74,12 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
     const plan = planCommand(request, policy, context);
     const checks: Verdict[] = [];
     plan.parsed.stages.forEach((stage, i) => {
-      checks.push(checkAllowlist(stage[0]!, policy));
+      const listed = checkAllowlist(stage[0]!, policy);
+      checks.push(listed);
+      if (listed.kind === 'allow' && listed.rule === 'allowlist.path-basename') {
+        // `/x/ls` is allowed as "ls" only when it IS the ls the PATH lookup finds (not a copy in /tmp).
+        checks.push(checkSameAsListed(stage[0]!, plan.programs[i], plan.pathEnv, plan.cwd.real));
+      }
       if (path.isAbsolute(stage[0]!)) checks.push(checkProgramOutsideWorkspace(stage[0]!, policy.root));
       checks.push(judgeCommand(stage));
       const program = plan.programs[i];
@@ -200,6 +205,15 @@ function modeVerdict(plan: CommandPlan, policy: Policy, key: string, context: De
       if (preApproved) return allow('approval.remembered');
       return ask('mode.confirm', 'Every command is confirmed in this mode.');
   }
+}
+
+function checkSameAsListed(name: string, program: ResolvedProgram | undefined, pathEnv: string, cwd: string): Verdict {
+  const base = path.basename(name);
+  const listed = resolveProgram(base, { pathEnv, cwd });
+  if (!program || 'notFound' in listed || listed.real !== program.real) {
+    return deny('COMMAND_NOT_ALLOWED', 'allowlist.path-not-the-listed-program', `The program "${name}" is allowed only by its name "${base}", but it is not the file "${base}" names on the PATH${'notFound' in listed ? ' (no such program there)' : ` (${listed.real})`}. Call it as "${base}", or list the path itself.`);
+  }
+  return allow('allowlist.path-is-listed-program');
 }
 
 /** For a git stage (by any of its names), where git will look for its repository; undefined otherwise. */

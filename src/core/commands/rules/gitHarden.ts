@@ -25,6 +25,9 @@ export const GIT_READ_ONLY_CONFIG: readonly string[] = [
   'diff.ignoreSubmodules=all',
 ];
 
+/** Reading subcommands that never refresh the index or run a configured program. */
+const NO_PROGRAMS = new Set(['config', 'var', 'version']);
+
 /** Subcommands that take diff options (external diff and textconv can be switched off on their command line). */
 const DIFF_FAMILY = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index']);
 /** Subcommands with a --textconv switch of their own. */
@@ -37,6 +40,8 @@ const TEXTCONV_ONLY = new Set(['blame', 'annotate', 'grep']);
 export function hardenGitReadOnlyArgs(args: readonly string[], filterDrivers: readonly string[] = []): string[] | undefined {
   const loc = gitLocation(args);
   if (!loc) return undefined;
+  // Reading configuration or printing a variable starts nothing, and `-c` values would show in the output.
+  if (loc.sub !== undefined && NO_PROGRAMS.has(loc.sub)) return [...args];
   const config = [...GIT_READ_ONLY_CONFIG];
   for (const name of filterDrivers) {
     if (/[=\n\0]/.test(name)) return undefined;

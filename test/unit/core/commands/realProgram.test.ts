@@ -70,6 +70,15 @@ describe('decide judges the real program and spawns the judged path', () => {
     expect(decide(['harmless']).verdict.kind).toBe('allow');
   });
 
+  it('stops an absolute path allowed only by its base name when it is not that program (a copy of sh at /tmp/x/ls)', () => {
+    const { s, decide } = setup();
+    fs.copyFileSync('/bin/sh', path.join(s.outside, 'ls'));
+    fs.chmodSync(path.join(s.outside, 'ls'), 0o755);
+    expect(decide([path.join(s.outside, 'ls'), '-c', 'id']).verdict).toMatchObject({ kind: 'deny', rule: 'allowlist.path-not-the-listed-program' });
+    const real = resolveProgram('ls', { pathEnv: SYSTEM_PATH, cwd: '/' });
+    expect(decide([(real as { path: string }).path, '-la']).verdict.kind).toBe('allow');
+  });
+
   it('stops a program found through a PATH entry inside the workspace (relative or absolute)', () => {
     for (const entry of ['.', '', 'bin']) {
       const { s, decide } = setup({}, (sb) => {

@@ -143,7 +143,7 @@ describe('git by other doors', () => {
     const out = path.join(base, 'written-by-git-log');
     spawnSync(path.join(gitCore, 'git-log'), [`--output=${out}`, '-1'], { cwd: ws, env: ENV });
     expect(fs.existsSync(out)).toBe(true);
-    const d = decideCommand({ command: [path.join(gitCore, 'git-log'), `--output=${out}`, '-1'] }, parsePolicy({ root: ws, allowCommands: ['git-log'] }), { parentEnv: { PATH: ENV.PATH } });
+    const d = decideCommand({ command: [path.join(gitCore, 'git-log'), `--output=${out}`, '-1'] }, parsePolicy({ root: ws, allowCommands: [path.join(gitCore, 'git-log')] }), { parentEnv: { PATH: ENV.PATH } });
     expect(d.verdict).toMatchObject({ kind: 'deny', rule: 'git.output-file' });
   });
 

@@ -42,6 +42,9 @@ export const FORBIDDEN_CATEGORIES = {
     'run-parts', 'logsave', 'dbus-run-session', 'uvx', 'pipx', 'tini', 'dumb-init', 'catatonit', 'runcon',
     'aa-exec', 'schroot', 'cgexec', 'faketime', 'torify', 'tsocks', 'systemd-cat', 'systemd-inhibit',
     'flatpak-spawn', 'gpg-agent', 'hwloc-bind', 'byobu', 'zellij', 'ssh-keygen',
+    // Openers that start whatever program is registered for a file (mailcap entries are shell commands).
+    'run-mailcap', 'gio', 'gnome-open', 'kde-open', 'kde-open5', 'exo-open', 'kioclient', 'kioclient5', 'mimeopen',
+    'sudoedit',
     // The dynamic loader runs any ELF file given to it (`ld.so /path/prog`), also ones without an execute bit.
     'ld.so', 'ld64.so', 'ldd',
   ],

@@ -12,12 +12,13 @@ import { tarRule } from './tar';
 import { zipRule } from './zip';
 import type { FamilyRule } from './types';
 
-
 /**
  * Argument hardening for ONE pipeline stage (argv[0] is the command name exactly as given, maybe a path).
  * The allowlist is judged elsewhere; this is the second, independent layer: never-runnable names and the
  * argument forms by which allowed programs start other programs or write where they should not.
- * Order: name sanity → forbidden names → family rule → allow (`rules.none`). Never throws.
+ * Order: name sanity → then for EVERY name of the program (as called, the path found, its realpath; see
+ * namesToJudge): /proc and /dev paths → forbidden names → git's dashed names and exec path → family rule →
+ * allow (`rules.none`). Never throws.
  *
  * Defence in depth, not a sandbox: the sandbox is `isolation`.
  */

@@ -54,6 +54,8 @@ export interface CommandPlan {
   readonly notFound: readonly (string | undefined)[];
   /** The PATH the lookup used (the child's). */
   readonly pathEnv: string;
+  /** GIT_DIR / GIT_WORK_TREE of the child's environment, which choose the repository like --git-dir/--work-tree. */
+  readonly gitEnv: { readonly gitDir?: string; readonly workTree?: string };
   readonly spawnArgv: readonly (readonly string[])[];
 }
 
@@ -92,7 +94,7 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
       // The same file as a never-runnable program on the PATH (a hard link or copy-by-link under another name).
       const twin = forbiddenAliasByIdentity(program.real, plan.pathEnv, (n) => forbiddenCategory(n) !== undefined);
       if (twin) checks.push(judgeCommand([twin, ...stage.slice(1)]));
-      const git = gitStageLocation(stage, program);
+      const git = gitStageLocation(stage, program, plan.gitEnv);
       if (git) {
         const refused = checkGitLocation(git, plan.cwd.real, policy.root);
         if (refused) checks.push(refused);
@@ -150,13 +152,14 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     programs.push('notFound' in r ? undefined : r);
     notFound.push('notFound' in r ? r.notFound : undefined);
   }
+  const gitEnv = { ...(childEnv.GIT_DIR !== undefined && { gitDir: childEnv.GIT_DIR }), ...(childEnv.GIT_WORK_TREE !== undefined && { workTree: childEnv.GIT_WORK_TREE }) };
   let readOnly = !stdoutFile;
   const spawnArgv = parsed.stages.map((stage, i) => {
     const program = programs[i];
     const aliases = program ? [program.path, program.real] : [];
     let stageReadOnly = program !== undefined && isKnownReadOnly(stage, { aliases });
     let gitReadOnly: { filterDrivers: readonly string[] } | undefined;
-    const git = program ? gitStageLocation(stage, program) : undefined;
+    const git = program ? gitStageLocation(stage, program, gitEnv) : undefined;
     if (stageReadOnly && git) {
       // Read-only git runs with configuration-driven programs off; that needs every filter name configured for
       // the repository this call uses (the own one, or a submodule/worktree git directory inside it).
@@ -169,7 +172,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     const prepared = prepareArgv(stage, { aliases, ...(gitReadOnly && { gitReadOnly }) });
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
-  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '' };
+  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
 }
 
 /** Re-expresses a path resolved against the working directory relative to the workspace root (for display). */
@@ -217,11 +220,17 @@ function checkSameAsListed(name: string, program: ResolvedProgram | undefined, p
 }
 
 /** For a git stage (by any of its names), where git will look for its repository; undefined otherwise. */
-function gitStageLocation(stage: readonly string[], program: ResolvedProgram): ReturnType<typeof gitLocation> {
+function gitStageLocation(stage: readonly string[], program: ResolvedProgram, gitEnv: CommandPlan['gitEnv']): ReturnType<typeof gitLocation> {
   const isGit = [stage[0]!, program.path, program.real].some((n) => /^git(-.*)?$/.test(path.basename(n).replace(/\.exe$/i, '').toLowerCase()));
   if (!isGit) return undefined;
   // Dashed programs (git-log) take no global options: their location is the working directory.
-  return /^git-/i.test(path.basename(stage[0]!)) ? { chdirs: [], bare: false, rest: [] } : gitLocation(stage.slice(1)) ?? { chdirs: [], bare: false, rest: [] };
+  const loc = (/^git-/i.test(path.basename(stage[0]!)) ? undefined : gitLocation(stage.slice(1))) ?? { chdirs: [], bare: false, rest: [] };
+  // GIT_DIR / GIT_WORK_TREE in the child's environment (passed through by the operator) count like the options.
+  return {
+    ...loc,
+    ...(loc.gitDir === undefined && gitEnv.gitDir !== undefined && { gitDir: gitEnv.gitDir }),
+    ...(loc.workTree === undefined && gitEnv.workTree !== undefined && { workTree: gitEnv.workTree }),
+  };
 }
 
 /** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */

@@ -118,6 +118,14 @@ describe('a git directory other than the workspace\'s own cannot supply configur
     expect(decide(['git', '--bare', 'log'], 'evil', 'auto').verdict).toMatchObject({ kind: 'deny', rule: 'git.foreign-git-dir' });
   });
 
+  it('stops GIT_DIR passed through from the server environment when it names another git directory', () => {
+    const p = parsePolicy({ root: ws, allowCommands: ['git'], childEnvAllowlist: ['GIT_DIR'] });
+    const other = path.join(base, 'other.git');
+    git(['init', '-q', '--bare', other]);
+    expect(decideCommand({ command: ['git', 'status'] }, p, { parentEnv: { PATH: ENV.PATH, GIT_DIR: other } }).verdict).toMatchObject({ kind: 'deny', rule: 'git.foreign-git-dir' });
+    expect(decideCommand({ command: ['git', 'status'] }, p, { parentEnv: { PATH: ENV.PATH, GIT_DIR: path.join(ws, '.git') } }).verdict.kind).toBe('allow');
+  });
+
   it('stops --work-tree outside the workspace', () => {
     expect(decide(['git', `--work-tree=${base}`, 'status'], undefined, 'auto').verdict).toMatchObject({ kind: 'deny', rule: 'git.foreign-work-tree' });
   });

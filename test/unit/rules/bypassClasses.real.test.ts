@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveProgram } from '../../../src/core/commands/resolve';
-import { judgeCommand } from '../../../src/core/commands/rules';
+import { isKnownReadOnly, judgeCommand } from '../../../src/core/commands/rules';
 
 /**
  * Issue 13's bypass classes against the REAL programs on this machine: each case first proves the program
@@ -116,6 +116,11 @@ describe('names that are not the real program', () => {
     expect(judgeReal(['logsave', 'log', 'x'])).toMatchObject({ kind: 'deny', rule: 'forbidden.wrapper' });
   });
 
+  it('stops dbus-run-session, which runs the command it is given', () => {
+    expect(helperRan(['dbus-run-session', '--', helper()])).toBe(true);
+    expect(judgeReal(['dbus-run-session', '--', 'x'])).toMatchObject({ kind: 'deny', rule: 'forbidden.wrapper' });
+  });
+
   it('stops editor / sensible-editor / vim.basic by name and by what they resolve to', () => {
     for (const name of ['editor', 'sensible-editor', 'vim.basic', 'vim.tiny', 'select-editor', 'pager']) {
       expect(judgeCommand([name])).toMatchObject({ kind: 'deny', code: 'COMMAND_FORBIDDEN' });
@@ -173,4 +178,16 @@ describe('tar side files the real GNU tar writes where it is told', () => {
       expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'tar.side-file' });
     });
   }
+});
+
+describe('the read-only table reads options as the real program does', () => {
+  it('file --comp (an abbreviation of --compile) writes a .mgc file, so it is not read-only', () => {
+    fs.writeFileSync(path.join(dir, 'mymagic'), '0\tstring\tHELLO\thello file\n');
+    run(['file', '--comp', '-m', 'mymagic']);
+    expect(fs.existsSync(path.join(dir, 'mymagic.mgc'))).toBe(true);
+    const r = resolveProgram('file', { pathEnv: PATH, cwd: dir });
+    const aliases = 'notFound' in r ? [] : [r.path, r.real];
+    expect(isKnownReadOnly(['file', '--comp', '-m', 'mymagic'], { aliases })).toBe(false);
+    expect(isKnownReadOnly(['file', '-b', 'file.txt'], { aliases })).toBe(true);
+  });
 });

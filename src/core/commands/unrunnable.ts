@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { buildChildEnv } from '../exec/env';
 import { stripPatternAnchors, type Policy } from '../policy';
 import { resolveProgram } from './resolve';
 import { FORBIDDEN_CATEGORIES, judgeCommand } from './rules';
@@ -17,8 +18,23 @@ export interface UnrunnableEntry {
 }
 
 export interface UnrunnableOptions {
-  /** The PATH children get; names are resolved on it and patterns are tried against the programs it holds. */
+  /**
+   * The PATH children get; names are resolved on it and patterns are tried against the programs it holds.
+   * Default: the child PATH built from the policy (safePath / pass-through) and `parentEnv`.
+   */
   readonly pathEnv?: string;
+  /** The server's environment (default process.env), for the default PATH. */
+  readonly parentEnv?: NodeJS.ProcessEnv;
+}
+
+type AllowlistPolicy = Pick<Policy, 'allowCommands' | 'allowPatterns'> & Partial<Pick<Policy, 'childEnvAllowlist' | 'safePath'>>;
+
+function childPath(policy: AllowlistPolicy, parentEnv: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return buildChildEnv({ parentEnv, allowlist: policy.childEnvAllowlist ?? [], ...(policy.safePath !== undefined && { safePath: policy.safePath }) }).PATH;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why a program name can never run (a COMMAND_FORBIDDEN verdict by any of its names), or undefined. */
@@ -49,14 +65,15 @@ function programsOnPath(pathEnv: string | undefined): string[] {
   return [...names];
 }
 
-export function unrunnableAllowlistEntries(policy: Pick<Policy, 'allowCommands' | 'allowPatterns'>, options: UnrunnableOptions = {}): UnrunnableEntry[] {
+export function unrunnableAllowlistEntries(policy: AllowlistPolicy, options: UnrunnableOptions = {}): UnrunnableEntry[] {
   const out: UnrunnableEntry[] = [];
+  const pathEnv = options.pathEnv ?? childPath(policy, options.parentEnv ?? process.env);
   for (const entry of policy.allowCommands) {
-    const why = neverRuns(entry, options.pathEnv);
+    const why = neverRuns(entry, pathEnv);
     if (why) out.push({ entry, kind: 'command', reason: why });
   }
   if (policy.allowPatterns.length === 0) return out;
-  const candidates = [...new Set([...Object.values(FORBIDDEN_CATEGORIES).flat(), ...programsOnPath(options.pathEnv)])];
+  const candidates = [...new Set([...Object.values(FORBIDDEN_CATEGORIES).flat(), ...programsOnPath(pathEnv)])];
   for (const entry of policy.allowPatterns) {
     let re: RegExp;
     try {
@@ -66,7 +83,7 @@ export function unrunnableAllowlistEntries(policy: Pick<Policy, 'allowCommands' 
     }
     const matched = candidates.filter((c) => re.test(c));
     if (matched.length === 0) continue; // matches nothing known: it may name a program installed later
-    const runnable = matched.filter((c) => neverRuns(c, options.pathEnv) === undefined);
+    const runnable = matched.filter((c) => neverRuns(c, pathEnv) === undefined);
     if (runnable.length === 0) {
       const shown = matched.slice(0, 6).join(', ') + (matched.length > 6 ? ', …' : '');
       out.push({ entry, kind: 'pattern', reason: `every program it matches can never run (${shown}): shells, interpreters, wrappers and programs with a shell escape are never runnable` });

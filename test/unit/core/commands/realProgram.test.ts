@@ -159,6 +159,12 @@ describe('unrunnableAllowlistEntries', () => {
     for (const f of found) expect(f.reason.length).toBeGreaterThan(20);
   });
 
+  it('uses the policy\'s child PATH when none is given (safePath)', () => {
+    const s = makeSandbox();
+    fs.symlinkSync('/bin/sh', path.join(s.outside, 'lister'));
+    expect(unrunnableAllowlistEntries({ allowCommands: ['lister'], allowPatterns: [], childEnvAllowlist: [], safePath: s.outside })).toMatchObject([{ entry: 'lister', kind: 'command' }]);
+  });
+
   it('reports a name by what it resolves to (a link called lister -> /bin/sh)', () => {
     const s = makeSandbox();
     fs.symlinkSync('/bin/sh', path.join(s.outside, 'lister'));

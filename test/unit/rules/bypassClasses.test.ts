@@ -28,6 +28,12 @@ describe('names that are not the real program', () => {
     ['logsave', ['logsave', 'log', 'sh'], 'forbidden.wrapper'],
     ['dbus-run-session', ['dbus-run-session', '--', 'sh'], 'forbidden.wrapper'],
     ['uvx', ['uvx', 'pkg'], 'forbidden.wrapper'],
+    ['m4 esyscmd', ['m4'], 'forbidden.interpreter'],
+    ['tcc -run', ['tcc', '-run', 'x.c'], 'forbidden.interpreter'],
+    ['java running a source file', ['java', 'Evil.java'], 'forbidden.interpreter'],
+    ['qemu user-mode emulator', ['qemu-x86_64-static', '/bin/sh'], 'forbidden.wrapper'],
+    ['run-mailcap (see/edit/print)', ['run-mailcap', '--action=view', 'x'], 'forbidden.wrapper'],
+    ['gpg --photo-viewer', ['gpg', '--photo-viewer', 'sh -c id', '--list-keys'], 'forbidden.wrapper'],
   ]);
 
   it('judges every name: a harmless name that IS a shell (by path or realpath) is denied', () => {

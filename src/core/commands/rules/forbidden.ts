@@ -25,6 +25,9 @@ export const FORBIDDEN_CATEGORIES = {
     'jshell', 'groovy', 'guile', 'racket', 'sbcl', 'clisp', 'ocaml', 'ghci', 'runghc', 'erl', 'elixir', 'iex',
     'julia', 'swift', 'dotnet-script', 'scala', 'kotlin', 'crystal', 'nim', 'v', 'qjs', 'rhino', 'jjs', 'tsx',
     'ts-node', 'dc', 'wscript', 'cscript', 'mshta',
+    // Also languages whose programs run commands: m4 (syscmd/esyscmd), tcc -run (C source), octave and gnuplot
+    // (system()), java (java Foo.java runs source; -jar any code), wine (Windows programs).
+    'm4', 'gm4', 'tcc', 'octave', 'octave-cli', 'gnuplot', 'java', 'wine', 'wine64',
   ],
   wrapper: [
     'env', 'xargs', 'timeout', 'nice', 'nohup', 'setsid', 'stdbuf', 'taskset', 'ionice', 'chroot', 'unshare',
@@ -44,7 +47,9 @@ export const FORBIDDEN_CATEGORIES = {
     'flatpak-spawn', 'gpg-agent', 'hwloc-bind', 'byobu', 'zellij', 'ssh-keygen',
     // Openers that start whatever program is registered for a file (mailcap entries are shell commands).
     'run-mailcap', 'gio', 'gnome-open', 'kde-open', 'kde-open5', 'exo-open', 'kioclient', 'kioclient5', 'mimeopen',
-    'sudoedit',
+    'sudoedit', 'run0', 'startx', 'xinit', 'rr',
+    // gpg runs helper programs it is told to (--photo-viewer, --exec-path); vifm is a file manager with `:!`.
+    'gpg', 'gpg2', 'vifm',
     // The dynamic loader runs any ELF file given to it (`ld.so /path/prog`), also ones without an execute bit.
     'ld.so', 'ld64.so', 'ldd',
   ],
@@ -77,6 +82,8 @@ export const FORBIDDEN_PATTERNS: readonly { readonly pattern: RegExp; readonly c
   // ld-2.31.so, ld64.so.2, ld.so.1.
   { pattern: /^ld(64)?([-.][^/]*)?\.so(\.[\d.]+)?$/, category: 'wrapper' },
   { pattern: /^ld-linux/, category: 'wrapper' },
+  // qemu user-mode emulators run any binary given to them (qemu-x86_64, qemu-aarch64-static); qemu-system-* boots one.
+  { pattern: /^qemu-/, category: 'wrapper' },
 ];
 
 const BY_NAME: ReadonlyMap<string, ForbiddenCategory> = new Map(

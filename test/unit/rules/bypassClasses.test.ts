@@ -88,6 +88,8 @@ describe('git by other doors', () => {
     ['git help -w', ['git', 'help', '-w', 'log'], 'git.help-viewer'],
     ['git --help CMD', ['git', '--help', 'log'], 'git.help-viewer'],
     ['git log --help', ['git', 'log', '--help'], 'git.help-viewer'],
+    ['git grep --help (grep skips the generic checks)', ['git', 'grep', '--help'], 'git.help-viewer'],
+    ['git rebase --help', ['git', 'rebase', '--help'], 'git.help-viewer'],
     ['git -C with = (unknown form)', ['git', '-C=x', 'status'], 'git.unknown-global-option'],
     ['git shell', ['git', 'shell', '-c', 'id'], 'git.tool-subcommand'],
     ['git daemon', ['git', 'daemon', '--export-all'], 'git.tool-subcommand'],

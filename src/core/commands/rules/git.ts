@@ -301,16 +301,17 @@ export const gitRule: FamilyRule = (args) => {
   }
   const { sub, rest } = g;
   if (sub === undefined) return allow('git.ok');
-  if (args.slice(0, args.length - rest.length - 1).includes('--help') || sub === 'help') {
-    if (sub !== 'help' || !rest.every((t) => HELP_LIST_FLAGS.has(t))) {
-      return argDenied('git.help-viewer', 'git help (and git --help CMD) is not allowed: it starts man, info or a browser, each configurable to any program. Use "git CMD -h" for the option summary.');
-    }
-  }
   if (sub.startsWith('remote-')) {
     return argDenied('git.remote-helper', `git ${sub} is not allowed: it is a remote helper run directly (git remote-ext runs its argument as a command; others speak to whatever their URL names).`);
   }
   const tool = Object.prototype.hasOwnProperty.call(TOOL_SUBCOMMANDS, sub) ? TOOL_SUBCOMMANDS[sub] : undefined;
   if (tool) return argDenied(`git.${sub === 'filter-branch' ? 'filter-branch' : 'tool-subcommand'}`, `git ${sub} is not allowed: it ${tool}.`);
+  // `git SUB --help` (as its first argument, which git turns into `git help SUB`), `git --help SUB`, `git help SUB`.
+  if (args.slice(0, args.length - rest.length - 1).includes('--help') || sub === 'help' || rest[0] === '--help') {
+    if (sub !== 'help' || !rest.every((t) => HELP_LIST_FLAGS.has(t))) {
+      return argDenied('git.help-viewer', 'git help (and git --help CMD) is not allowed: it starts man, info or a browser, each configurable to any program. Use "git CMD -h" for the option summary.');
+    }
+  }
   if (URL_SUBCOMMANDS.has(sub)) {
     for (const tok of rest) {
       const m = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(tok.replace(/^--?[A-Za-z-]+=/, ''));

@@ -9,7 +9,7 @@ import { SETTING_IDS, SETTINGS, type SettingId, type SettingSpec } from './confi
  */
 
 export { MODES, ISOLATIONS, NETWORKS, type Mode, type Isolation, type Network } from './modes';
-export { DEFAULT_ALLOW_COMMANDS } from './config/values';
+export { DEFAULT_ALLOW_COMMANDS, stripPatternAnchors } from './config/values';
 
 /** A registry entry's schema with its default (or optional when it has none). */
 export function withDefault(s: SettingSpec): z.ZodType {

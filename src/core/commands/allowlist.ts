@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { Policy } from '../policy';
+import { stripPatternAnchors, type Policy } from '../policy';
 import { allow, deny, type Verdict } from '../verdict';
 
 /**
@@ -24,7 +24,8 @@ function matchesPattern(name: string, patterns: readonly string[]): boolean {
   for (const p of patterns) {
     let re = compiled.get(p);
     if (!re) {
-      re = new RegExp(`^(?:${p})$`);
+      // Anchors written by the operator (`^cmd[0-9]+$`) are the full match this is anyway.
+      re = new RegExp(`^(?:${stripPatternAnchors(p)})$`);
       compiled.set(p, re);
     }
     if (re.test(name)) return true;

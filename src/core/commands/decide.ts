@@ -7,9 +7,14 @@ import type { Policy } from '../policy';
 import type { Action } from '../modes';
 import { decidePlanned } from '../pipeline';
 import { allow, deny, type Verdict } from '../verdict';
+import { buildChildEnv } from '../exec/env';
 import { checkAllowlist } from './allowlist';
+import { judgeCallEnv } from './callEnv';
+import { checkGitLocation, filterDriverNames, locateGitRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
-import { judgeCommand } from './rules';
+import { forbiddenAliasByIdentity, resolveProgram, type ResolvedProgram } from './resolve';
+import { forbiddenCategory, judgeCommand, prepareArgv } from './rules';
+import { gitLocation } from './rules/git';
 import { isKnownReadOnly } from './rules/readonly';
 
 export interface CommandRequest {
@@ -40,11 +45,27 @@ export interface CommandPlan {
   readonly stdoutFile?: { readonly target: ResolvedPath; readonly append: boolean };
   readonly timeoutMs: number;
   readonly readOnly: boolean;
+  /**
+   * Per stage: the program the PATH lookup found (judged by every name it has), and the argv to spawn — the
+   * judged absolute path, then the arguments with the family hardening (sed --sandbox, read-only git).
+   * Undefined for a stage whose program was not found: the executor is then not called at all (run.ts
+   * reports an execution error; a later lookup could find a program nobody judged).
+   */
+  readonly programs: readonly (ResolvedProgram | undefined)[];
+  /** Per stage, why the program was not found (undefined when it was). */
+  readonly notFound: readonly (string | undefined)[];
+  /** The PATH the lookup used (the child's). */
+  readonly pathEnv: string;
+  /** GIT_DIR / GIT_WORK_TREE of the child's environment, which choose the repository like --git-dir/--work-tree. */
+  readonly gitEnv: { readonly gitDir?: string; readonly workTree?: string };
+  readonly spawnArgv: readonly (readonly string[])[];
 }
 
 export interface DecideContext {
   /** True when a person already allowed this exact command line for the session / a time box. */
   readonly preApproved?: (key: string) => boolean;
+  /** The server's environment, from which the child's PATH is chosen (default process.env). */
+  readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
 export interface CheckedCommand {
@@ -66,13 +87,35 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
   const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
   const preApproved = policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false);
   try {
-    const plan = planCommand(request, policy);
+    const plan = planCommand(request, policy, context);
     const checks: Verdict[] = [];
-    for (const stage of plan.parsed.stages) {
-      checks.push(checkAllowlist(stage[0]!, policy));
+    plan.parsed.stages.forEach((stage, i) => {
+      const listed = checkAllowlist(stage[0]!, policy);
+      checks.push(listed);
+      if (listed.kind === 'allow' && listed.rule === 'allowlist.path-basename') {
+        // `/x/ls` is allowed as "ls" only when it IS the ls the PATH lookup finds (not a copy in /tmp).
+        checks.push(checkSameAsListed(stage[0]!, plan.programs[i], plan.pathEnv, plan.cwd.real));
+      }
       if (path.isAbsolute(stage[0]!)) checks.push(checkProgramOutsideWorkspace(stage[0]!, policy.root));
       checks.push(judgeCommand(stage));
-    }
+      const program = plan.programs[i];
+      // Not found: nothing to judge by file, and nothing will be spawned (run.ts reports the error).
+      if (!program) return;
+      // The real program: the file the PATH lookup found and its realpath are judged too, and must not be
+      // files the agent could have written.
+      checks.push(checkProgramOutsideWorkspace(program.path, policy.root));
+      checks.push(judgeCommand(stage, { aliases: [program.path, program.real] }));
+      // The same file as a never-runnable program on the PATH (a hard link or copy-by-link under another name).
+      const twin = forbiddenAliasByIdentity(program.real, plan.pathEnv, (n) => forbiddenCategory(n) !== undefined);
+      if (twin) checks.push(judgeCommand([twin, ...stage.slice(1)]));
+      const git = gitStageLocation(stage, program, plan.gitEnv);
+      if (git) {
+        const refused = checkGitLocation(git, plan.cwd.real, policy.root);
+        if (refused) checks.push(refused);
+      }
+    });
+    const envVerdict = judgeCallEnv(request.env, policy.root);
+    if (envVerdict) checks.push(envVerdict);
     if (plan.stdoutFile) {
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
@@ -95,7 +138,7 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
   return { verdict, key: checked.key, ...(checked.plan && { plan: checked.plan }) };
 }
 
-function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
+function planCommand(request: CommandRequest, policy: Policy, context: DecideContext): CommandPlan {
   const parsed = parseCommand(request.command, { literal: request.literal === true });
   const cwd = resolveInside(policy.root, request.directory ?? '.', { what: 'working directory' });
   if (!cwd.exists || !fs.statSync(cwd.real).isDirectory()) {
@@ -119,9 +162,42 @@ function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
     stdoutFile = { target: rootRelative(policy.root, target), append: parsed.stdoutFile.append };
   }
   const timeoutMs = effectiveTimeoutSeconds(request.timeoutSeconds, policy) * 1000;
+  // The child's environment decides the PATH lookup (and which git configuration files exist for it).
+  const childEnv = buildChildEnv({
+    parentEnv: context.parentEnv ?? process.env,
+    allowlist: policy.childEnvAllowlist,
+    ...(policy.safePath !== undefined && { safePath: policy.safePath }),
+    ...(request.env && { overrides: { ...request.env } }),
+  });
+  const programs: (ResolvedProgram | undefined)[] = [];
+  const notFound: (string | undefined)[] = [];
+  for (const stage of parsed.stages) {
+    const r = resolveProgram(stage[0]!, { pathEnv: childEnv.PATH ?? '', cwd: cwd.real, ...(childEnv.PATHEXT !== undefined && { pathExt: childEnv.PATHEXT }) });
+    programs.push('notFound' in r ? undefined : r);
+    notFound.push('notFound' in r ? r.notFound : undefined);
+  }
+  const gitEnv = { ...(childEnv.GIT_DIR !== undefined && { gitDir: childEnv.GIT_DIR }), ...(childEnv.GIT_WORK_TREE !== undefined && { workTree: childEnv.GIT_WORK_TREE }) };
   // The stages alone: a redirect is its own action in the mode table.
-  const readOnly = parsed.stages.every((s) => isKnownReadOnly(s));
-  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly };
+  let readOnly = true;
+  const spawnArgv = parsed.stages.map((stage, i) => {
+    const program = programs[i];
+    const aliases = program ? [program.path, program.real] : [];
+    let stageReadOnly = program !== undefined && isKnownReadOnly(stage, { aliases });
+    let gitReadOnly: { filterDrivers: readonly string[] } | undefined;
+    const git = program ? gitStageLocation(stage, program, gitEnv) : undefined;
+    if (stageReadOnly && git) {
+      // Read-only git runs with configuration-driven programs off; that needs every filter name configured for
+      // the repository this call uses (the own one, or a submodule/worktree git directory inside it).
+      const located = locateGitRepository(git, cwd.real, policy.root);
+      const filterDrivers = 'refused' in located ? undefined : filterDriverNames(located.repo ?? {}, childEnv);
+      if (filterDrivers) gitReadOnly = { filterDrivers };
+      else stageReadOnly = false;
+    }
+    readOnly &&= stageReadOnly;
+    const prepared = prepareArgv(stage, { aliases, ...(gitReadOnly && { gitReadOnly }) });
+    return [program?.path ?? stage[0]!, ...prepared.slice(1)];
+  });
+  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
 }
 
 /** Re-expresses a path resolved against the working directory relative to the workspace root (for display). */
@@ -135,6 +211,29 @@ export function effectiveTimeoutSeconds(requested: number | undefined, policy: P
   if (requested === undefined) return policy.defaultTimeoutSeconds;
   if (!Number.isFinite(requested) || requested <= 0) throw new ToolError('BAD_REQUEST', `The timeout must be a positive number of seconds (got ${requested}).`, 'request.timeout');
   return Math.min(requested, policy.maxTimeoutSeconds);
+}
+
+function checkSameAsListed(name: string, program: ResolvedProgram | undefined, pathEnv: string, cwd: string): Verdict {
+  const base = path.basename(name);
+  const listed = resolveProgram(base, { pathEnv, cwd });
+  if (!program || 'notFound' in listed || listed.real !== program.real) {
+    return deny('COMMAND_NOT_ALLOWED', 'allowlist.path-not-the-listed-program', `The program "${name}" is allowed only by its name "${base}", but it is not the file "${base}" names on the PATH${'notFound' in listed ? ' (no such program there)' : ` (${listed.real})`}. Call it as "${base}", or list the path itself.`);
+  }
+  return allow('allowlist.path-is-listed-program');
+}
+
+/** For a git stage (by any of its names), where git will look for its repository; undefined otherwise. */
+function gitStageLocation(stage: readonly string[], program: ResolvedProgram, gitEnv: CommandPlan['gitEnv']): ReturnType<typeof gitLocation> {
+  const isGit = [stage[0]!, program.path, program.real].some((n) => /^git(-.*)?$/.test(path.basename(n).replace(/\.exe$/i, '').toLowerCase()));
+  if (!isGit) return undefined;
+  // Dashed programs (git-log) take no global options: their location is the working directory.
+  const loc = (/^git-/i.test(path.basename(stage[0]!)) ? undefined : gitLocation(stage.slice(1))) ?? { chdirs: [], bare: false, rest: [] };
+  // GIT_DIR / GIT_WORK_TREE in the child's environment (passed through by the operator) count like the options.
+  return {
+    ...loc,
+    ...(loc.gitDir === undefined && gitEnv.gitDir !== undefined && { gitDir: gitEnv.gitDir }),
+    ...(loc.workTree === undefined && gitEnv.workTree !== undefined && { workTree: gitEnv.workTree }),
+  };
 }
 
 /** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */

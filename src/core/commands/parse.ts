@@ -13,19 +13,40 @@ export interface ParsedCommand {
 
 export const OPERATORS = new Set(['|', '<', '>', '>>']);
 
+/**
+ * Shell list operators as discrete elements. There is no shell, so they cannot work; passing them on as data
+ * would hand `make` a target called "&&". mcp-shell-server refuses them too. Inside an element (`a;b`) they
+ * stay data. Literal calls (cmdshellmcp) keep every element as data.
+ */
+export const LIST_OPERATORS: Readonly<Record<string, string>> = {
+  ';': 'runs commands one after another',
+  '&&': 'runs the next command when this one succeeds',
+  '||': 'runs the next command when this one fails',
+  '&': 'runs a command in the background',
+};
+
+/** Surrounding white space of the program name is not part of it (mcp-shell-server strips it too). */
+function stripProgram(stage: string[]): string[] {
+  if (stage.length > 0) stage[0] = stage[0]!.trim();
+  return stage;
+}
+
 export function parseCommand(argv: readonly string[], options: { literal?: boolean } = {}): ParsedCommand {
   if (!Array.isArray(argv) || argv.length === 0) throw new ToolError('BAD_REQUEST', 'The command is empty: give at least the program name.', 'request.empty');
   for (const [i, a] of argv.entries()) {
     if (typeof a !== 'string') throw new ToolError('BAD_REQUEST', `Command element ${i} is not a string.`, 'request.type');
     if (a.includes('\0')) throw new ToolError('BAD_REQUEST', `Command element ${i} contains a NUL byte.`, 'request.nul');
   }
-  if (options.literal) return { stages: [[...argv]] };
+  if (options.literal) return { stages: [stripProgram([...argv])] };
   const stages: string[][] = [[]];
   let stdinFile: string | undefined;
   let stdoutFile: { path: string; append: boolean } | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const current = stages[stages.length - 1]!;
+    if (Object.prototype.hasOwnProperty.call(LIST_OPERATORS, a)) {
+      throw new ToolError('BAD_REQUEST', `Element ${i} is the shell operator "${a}", which ${LIST_OPERATORS[a]}; there is no shell here, so it cannot work. Send two calls instead (or use "|" for a pipeline).`, 'request.shell-operator');
+    }
     if (a === '|') {
       if (current.length === 0) throw new ToolError('BAD_REQUEST', `Empty pipeline stage before the "|" at element ${i}.`, 'request.pipeline');
       if (stdoutFile) throw new ToolError('BAD_REQUEST', 'An output redirect must come after the last stage of the pipeline.', 'request.redirect');
@@ -52,6 +73,7 @@ export function parseCommand(argv: readonly string[], options: { literal?: boole
     current.push(a);
   }
   if (stages[stages.length - 1]!.length === 0) throw new ToolError('BAD_REQUEST', 'The pipeline ends with "|" and no command after it.', 'request.pipeline');
+  for (const stage of stages) stripProgram(stage);
   return { stages, ...(stdinFile !== undefined && { stdinFile }), ...(stdoutFile && { stdoutFile }) };
 }
 

@@ -8,7 +8,6 @@ import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
-import { prepareArgv } from './rules';
 
 export type CommandOutcome = ExecOutcome | 'denied';
 
@@ -80,7 +79,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             ...(r.error && { error_type: r.error }),
           },
     plan: (policy) => {
-      const checked = checkCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false });
+      const checked = checkCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false, ...(deps.parentEnv && { parentEnv: deps.parentEnv }) });
       const checks = [...checked.checks];
       if (isolation.denial) checks.push(deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial));
       let env: Record<string, string> | undefined;
@@ -114,17 +113,20 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
 async function execute(deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy, isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }): Promise<CommandResult> {
   let stages: ExecStage[];
   try {
-    stages = plan.parsed.stages.map((argv) => {
-      const prepared = prepareArgv(argv);
+    stages = plan.spawnArgv.map((prepared, i) => {
+      // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
       const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : stage;
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
     const code = isToolError(e) ? e.code : 'ISOLATION_UNAVAILABLE';
     return denied({ code, message: `The command cannot be sandboxed: ${(e as Error).message}`, rule: 'isolation.wrap-failed' }, isolation.kind, gated.waitedMs);
   }
-  const result: ExecResult = await deps.executor.run({
+  // A stage whose program the PATH lookup did not find is not spawned: a lookup now could find a program that
+  // was never judged. Reported as the executor reports a failed spawn.
+  const missing = plan.programs.findIndex((p) => p === undefined);
+  const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await deps.executor.run({
     stages,
     cwd: plan.cwd.real,
     env,
@@ -153,6 +155,13 @@ async function execute(deps: CommandDeps, call: CallContext, request: CommandReq
     ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
     ...(isolation.warning && { warning: isolation.warning }),
     ...(result.error && { error: result.error }),
+  };
+}
+
+function notFound(name: string, why: string | undefined): ExecResult {
+  return {
+    outcome: 'error', exitCode: null, signal: null, stages: [], stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0,
+    stdoutTruncated: false, stderrTruncated: false, durationMs: 0, queueMs: 0, error: `spawn ${name} ENOENT: ${why ?? 'not found'}`,
   };
 }
 

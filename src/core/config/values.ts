@@ -16,17 +16,29 @@ export const commandName = z
     message: 'a command name cannot contain white space or shell metacharacters',
   });
 
+/**
+ * ALLOW_PATTERNS entries: full-match regular expressions over a command name. mcp-shell-server's own tests
+ * write them anchored (`^cmd[0-9]+$`); a leading `^` and a trailing unescaped `$` are accepted and mean what a
+ * full match means anyway. Elsewhere white space and shell metacharacters are refused, `$` included.
+ */
+export function stripPatternAnchors(s: string): string {
+  let body = s.startsWith('^') ? s.slice(1) : s;
+  if (body.endsWith('$') && !/(^|[^\\])(\\\\)*\\\$$/.test(body)) body = body.slice(0, -1);
+  return body;
+}
+
 export const regexSource = z.string().min(1).refine(
   (s) => {
-    if (/[\s;&|<>`$'"]/.test(s)) return false;
+    const body = stripPatternAnchors(s);
+    if (body === '' || /[\s;&|<>`$'"]/.test(body)) return false;
     try {
-      new RegExp(`^(?:${s})$`);
+      new RegExp(`^(?:${body})$`);
       return true;
     } catch {
       return false;
     }
   },
-  { message: 'a command pattern must be a valid regular expression without white space or shell metacharacters' },
+  { message: 'a command pattern must be a valid regular expression without white space or shell metacharacters (a leading ^ and a trailing $ are accepted)' },
 );
 
 export const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { tightenMode, type ModeSetting } from '../modes';
 import { SETTING_IDS, SETTINGS, type SettingId, type SettingsLayer, type VscodeSetting } from './registry';
-import { DEFAULT_ALLOW_COMMANDS } from './values';
+import { DEFAULT_ALLOW_COMMANDS, stripPatternAnchors } from './values';
 
 /**
  * VS Code settings (`guardedShell.*`) → one SettingsLayer, PURE so it is unit-tested without VS Code, and DERIVED
@@ -162,7 +162,7 @@ function narrowAllowlist(
   let commands: string[] = userNoAllowlist ? [...DEFAULT_ALLOW_COMMANDS] : (fromUser ?? []);
   let patterns: string[] = userPatterns ?? [];
   for (const { scope, value } of workspace) {
-    const allowedNow = (name: string) => commands.includes(name) || patterns.some((p) => new RegExp(`^(?:${p})$`).test(name));
+    const allowedNow = (name: string) => commands.includes(name) || patterns.some((p) => new RegExp(`^(?:${stripPatternAnchors(p)})$`).test(name));
     const names = value as string[];
     const dropped = names.filter((n) => !allowedNow(n));
     if (dropped.length) ignore(scope, dropped, `not allowed by the user's allowlist (a workspace may only narrow it)`);

@@ -120,10 +120,11 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   }
 
   function spawnStage(s: ExecSpec, index: number, childEnv: Record<string, string>, stdio: StdioOptions): Stage {
-    const { file, args } = s.stages[index]!;
+    const { file, args, argv0 } = s.stages[index]!;
     const stage: Stage = { child: undefined, pid: undefined, exited: false, closed: false, exitCode: null, signal: null };
     try {
       const child = spawn(file, [...args], {
+        ...(argv0 !== undefined && { argv0 }),
         cwd: s.cwd,
         env: childEnv,
         stdio,

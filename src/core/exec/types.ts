@@ -2,6 +2,8 @@
 export interface ExecStage {
   readonly file: string;
   readonly args: readonly string[];
+  /** argv[0] the program sees, when it differs from `file` (the judged absolute path runs under the name it was called by). */
+  readonly argv0?: string;
 }
 
 export interface ExecProgress {

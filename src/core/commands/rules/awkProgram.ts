@@ -15,16 +15,54 @@ export interface AwkHazard {
   readonly reason: string;
 }
 
-/** Keywords after which a `/` starts a regex (awk expects an expression there). */
-const EXPRESSION_KEYWORDS = new Set(['print', 'printf', 'return', 'case', 'else', 'do', 'in']);
+/**
+ * Where a `/` starts a regex literal differs between awks; each dialect below is what the real program was
+ * seen to do (test/unit/rules/bypassClasses.real.test.ts runs them). After these words a `/` starts a regex in
+ * every awk: print, printf, return, exit, else, do, in. Then:
+ *  - gawk (own mode): `case` too (`case /re/:`);
+ *  - gawk --posix/--traditional and BWK awk: `case` is a variable, so `case / 1 …` is a division;
+ *  - mawk (Debian's default awk): `length` without parentheses and a postfix `++`/`--` are followed by a regex;
+ *  - BWK awk ends a regex at a `/` inside `[...]`; gawk and current mawk do not (older mawk may).
+ * The program is denied when ANY dialect's reading finds a hazard, so where dialects disagree the stricter
+ * reading wins. A last, synthetic dialect takes every "regex here" choice at once for awks not modelled
+ * (busybox awk, goawk).
+ */
+const COMMON_KEYWORDS = ['print', 'printf', 'return', 'exit', 'else', 'do', 'in'];
+
+interface Dialect {
+  readonly name: string;
+  /** A `/` inside `[...]` does not end a regex literal. */
+  readonly bracketAware: boolean;
+  /** Words after which a `/` starts a regex. */
+  readonly keywords: ReadonlySet<string>;
+  /** A postfix `++`/`--` is followed by a regex (mawk), not a division. */
+  readonly regexAfterIncDec: boolean;
+}
+const dialect = (name: string, bracketAware: boolean, extra: readonly string[], regexAfterIncDec: boolean): Dialect => ({
+  name, bracketAware, keywords: new Set([...COMMON_KEYWORDS, ...extra]), regexAfterIncDec,
+});
+const DIALECTS: readonly Dialect[] = [
+  dialect('gawk', true, ['case'], false),
+  dialect('gawk --posix', true, [], false),
+  dialect('mawk', true, ['length'], true),
+  dialect('mawk (old)', false, ['length'], true),
+  dialect('BWK awk', false, [], false),
+  dialect('any other awk', false, ['case', 'length', 'getline'], true),
+];
 
 export function findAwkHazard(src: string): AwkHazard | undefined {
-  // awks disagree on whether a `/` inside `[...]` ends a regex literal (gawk: no); lex both ways, deny if either
-  // reading finds a hazard.
-  return lexForHazard(src, true) ?? lexForHazard(src, false);
+  let unparsable: AwkHazard | undefined;
+  for (const d of DIALECTS) {
+    const h = lexForHazard(src, d);
+    // A real hazard in one reading is the better explanation than text another reading could not lex.
+    if (h && h.what !== 'unparsable') return h;
+    unparsable ??= h;
+  }
+  return unparsable;
 }
 
-function lexForHazard(src: string, bracketAware: boolean): AwkHazard | undefined {
+function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
+  const { bracketAware, keywords } = d;
   // Belt and braces on the raw text: these spellings are denied wherever they appear, even inside strings.
   if (/system(\s|\\\r?\n)*\(/.test(src)) return { what: 'system', reason: 'the program calls system(), which runs a shell command' };
   if (/@\s*(include|load|nsinclude)\b/.test(src)) return { what: 'gawk-directive', reason: 'the program loads code or extensions with a gawk @include/@load/@nsinclude directive' };
@@ -33,6 +71,7 @@ function lexForHazard(src: string, bracketAware: boolean): AwkHazard | undefined
   let prevIsOperand = false; // true after an operand: a `/` is division there
   let parenDepth = 0;
   let printBase: number | undefined; // paren depth at which the current print/printf statement started
+  let getlineBase: number | undefined; // paren depth at which a getline (whose `<` reads a file) started
   const n = src.length;
   for (let i = 0; i < n; i++) {
     const c = src[i]!;
@@ -47,6 +86,7 @@ function lexForHazard(src: string, bracketAware: boolean): AwkHazard | undefined
     }
     if (c === '\n' || c === ';' || c === '{' || c === '}') {
       printBase = undefined;
+      getlineBase = undefined;
       prevIsOperand = false;
       continue;
     }
@@ -79,7 +119,8 @@ function lexForHazard(src: string, bracketAware: boolean): AwkHazard | undefined
       const word = src.slice(i, j);
       i = j - 1;
       if (word === 'print' || word === 'printf') printBase = parenDepth;
-      prevIsOperand = !EXPRESSION_KEYWORDS.has(word);
+      if (word === 'getline') getlineBase = parenDepth;
+      prevIsOperand = !keywords.has(word);
       continue;
     }
     if (/[0-9.]/.test(c)) {
@@ -98,6 +139,9 @@ function lexForHazard(src: string, bracketAware: boolean): AwkHazard | undefined
       }
       return { what: 'pipe', reason: 'the program uses a pipe (|), which runs a shell command' };
     }
+    if (c === '<' && getlineBase !== undefined && parenDepth >= getlineBase) {
+      return { what: 'redirect', reason: 'the program reads a file of its choosing with getline < FILE' };
+    }
     if (c === '>') {
       if (printBase !== undefined && parenDepth <= printBase) {
         return { what: 'redirect', reason: 'the program redirects print/printf output (>, >>) to a file of its choosing' };
@@ -113,13 +157,14 @@ function lexForHazard(src: string, bracketAware: boolean): AwkHazard | undefined
     }
     if (c === ')' || c === ']') {
       if (c === ')') parenDepth = Math.max(0, parenDepth - 1);
+      if (getlineBase !== undefined && parenDepth < getlineBase) getlineBase = undefined;
       prevIsOperand = true;
       continue;
     }
     if ((c === '+' || c === '-') && src[i + 1] === c) {
-      // `x++ / 2` is a division; treating ++/-- as an operand is the "scan more" choice.
+      // `x++ / 2` is a division in gawk and BWK awk; mawk reads a regex after a postfix ++/--.
       i++;
-      prevIsOperand = true;
+      prevIsOperand = !d.regexAfterIncDec;
       continue;
     }
     if (c === '$') {

@@ -35,6 +35,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   sed: 'sed',
   gsed: 'sed',
   git: 'git',
+  zip: 'zip',
 };
 
 /**

@@ -25,6 +25,9 @@ export const FORBIDDEN_CATEGORIES = {
     'jshell', 'groovy', 'guile', 'racket', 'sbcl', 'clisp', 'ocaml', 'ghci', 'runghc', 'erl', 'elixir', 'iex',
     'julia', 'swift', 'dotnet-script', 'scala', 'kotlin', 'crystal', 'nim', 'v', 'qjs', 'rhino', 'jjs', 'tsx',
     'ts-node', 'dc', 'wscript', 'cscript', 'mshta',
+    // Also languages whose programs run commands: m4 (syscmd/esyscmd), tcc -run (C source), octave and gnuplot
+    // (system()), java (java Foo.java runs source; -jar any code), wine (Windows programs).
+    'm4', 'gm4', 'tcc', 'octave', 'octave-cli', 'gnuplot', 'java', 'wine', 'wine64',
   ],
   wrapper: [
     'env', 'xargs', 'timeout', 'nice', 'nohup', 'setsid', 'stdbuf', 'taskset', 'ionice', 'chroot', 'unshare',
@@ -36,12 +39,30 @@ export const FORBIDDEN_CATEGORIES = {
     'unbuffer', 'daemonize', 'start-stop-daemon', 'ssh-agent', 'dbus-launch', 'xvfb-run', 'npx', 'bunx', 'pnpx',
     'at', 'batch', 'crontab', 'nocache', 'runas', 'start', 'open', 'xdg-open', 'docker', 'podman', 'nerdctl',
     'lxc-execute', 'chronic', 'ifne', 'pipetty', 'expect_unbuffer', 'socat', 'nc', 'ncat', 'netcat',
+    // Each of these runs the program or folder of programs it is given: run-parts (every file in a folder),
+    // logsave (logsave FILE CMD), dbus-run-session (CMD under a bus), the package runners uvx/pipx, the
+    // init shims and the security-context runners.
+    'run-parts', 'logsave', 'dbus-run-session', 'uvx', 'pipx', 'tini', 'dumb-init', 'catatonit', 'runcon',
+    'aa-exec', 'schroot', 'cgexec', 'faketime', 'torify', 'tsocks', 'systemd-cat', 'systemd-inhibit',
+    'flatpak-spawn', 'gpg-agent', 'hwloc-bind', 'byobu', 'zellij', 'ssh-keygen',
+    // Openers that start whatever program is registered for a file (mailcap entries are shell commands).
+    'run-mailcap', 'gio', 'gnome-open', 'kde-open', 'kde-open5', 'exo-open', 'kioclient', 'kioclient5', 'mimeopen',
+    'sudoedit', 'run0', 'startx', 'xinit', 'rr',
+    // gpg runs helper programs it is told to (--photo-viewer, --exec-path); vifm is a file manager with `:!`.
+    'gpg', 'gpg2', 'vifm',
+    // The dynamic loader runs any ELF file given to it (`ld.so /path/prog`), also ones without an execute bit.
+    'ld.so', 'ld64.so', 'ldd',
   ],
   'shell-escape': [
     'less', 'more', 'most', 'pg', 'man', 'info', 'vi', 'vim', 'nvim', 'gvim', 'rvim', 'vimdiff', 'view', 'ex', 'ed',
     'red', 'emacs', 'emacsclient', 'nano', 'rnano', 'pico', 'joe', 'jed', 'mc', 'ssh', 'scp', 'sftp', 'telnet',
     'ftp', 'lftp', 'rlogin', 'rsh', 'mosh', 'tmux', 'screen', 'sqlite3', 'psql', 'mysql', 'mariadb', 'mail',
     'mailx', 'mutt', 'tig', 'aerc', 'ranger', 'nnn', 'lynx', 'w3m', 'links', 'elinks',
+    // Debian alternatives and helper scripts that start whichever editor, pager or browser is configured.
+    'editor', 'sensible-editor', 'select-editor', 'pager', 'sensible-pager', 'sensible-browser',
+    'x-www-browser', 'www-browser', 'gnome-www-browser', 'x-terminal-emulator', 'rview', 'vimx', 'vimtutor',
+    'elvis', 'nvi', 'jove', 'mg', 'micro', 'kak', 'hx', 'helix', 'zile', 'jmacs', 'jpico', 'jstar', 'ne', 'mcedit',
+    'mcview', 'busybox-vi', 'lesspipe', 'lessfile',
   ],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -57,6 +78,12 @@ export const FORBIDDEN_PATTERNS: readonly { readonly pattern: RegExp; readonly c
   { pattern: /^(perl|ruby|jruby|irb|node|nodejs|php|lua|luajit|tclsh|wish|deno|bun|rscript|expect)[\d._-]*$/, category: 'interpreter' },
   { pattern: /^pwsh(-preview|-lts)?[\d._-]*$/, category: 'interpreter' },
   { pattern: /^(vim?|nvim|emacs)[\d._-]*$/, category: 'shell-escape' },
+  // The dynamic loader under its real file names: ld-linux-x86-64.so.2, ld-linux.so.2, ld-musl-x86_64.so.1,
+  // ld-2.31.so, ld64.so.2, ld.so.1.
+  { pattern: /^ld(64)?([-.][^/]*)?\.so(\.[\d.]+)?$/, category: 'wrapper' },
+  { pattern: /^ld-linux/, category: 'wrapper' },
+  // qemu user-mode emulators run any binary given to them (qemu-x86_64, qemu-aarch64-static); qemu-system-* boots one.
+  { pattern: /^qemu-/, category: 'wrapper' },
 ];
 
 const BY_NAME: ReadonlyMap<string, ForbiddenCategory> = new Map(
@@ -72,14 +99,25 @@ const WHY: Readonly<Record<ForbiddenCategory, string>> = {
   'shell-escape': 'it is an interactive program with a shell escape or remote command execution',
 };
 
-/** The category a command name is forbidden under, or undefined when the name is not forbidden. */
-export function forbiddenCategory(commandName: string): ForbiddenCategory | undefined {
-  const base = baseCommandName(commandName);
-  const fam = familyOf(commandName);
+function categoryOfBase(base: string): ForbiddenCategory | undefined {
+  const fam = familyOf(base);
   const direct = BY_NAME.get(base) ?? (fam !== undefined ? BY_NAME.get(fam) : undefined);
   if (direct) return direct;
   for (const { pattern, category } of FORBIDDEN_PATTERNS) if (pattern.test(base)) return category;
   return undefined;
+}
+
+/**
+ * The category a command name is forbidden under, or undefined when the name is not forbidden. Besides the
+ * name itself, its stem before the first dot is judged: Debian installs variants as `NAME.VARIANT`
+ * (`vim.basic`, `vim.tiny`, `sh.distrib`, `nano.tiny`, `which.debianutils`), so `vim.basic` is vim.
+ */
+export function forbiddenCategory(commandName: string): ForbiddenCategory | undefined {
+  const base = baseCommandName(commandName);
+  const direct = categoryOfBase(base);
+  if (direct) return direct;
+  const dot = base.indexOf('.');
+  return dot > 0 ? categoryOfBase(base.slice(0, dot)) : undefined;
 }
 
 /** Deny a never-runnable name (rule `forbidden.<category>`), or undefined when the name is not forbidden. */

@@ -35,9 +35,28 @@ const GLOBAL_FLAGS = new Set([
 
 const argDenied = (rule: string, reason: string): Verdict => deny('ARGUMENT_FORBIDDEN', rule, reason);
 
+/** Where git will look for its repository, as the global options say (checked against the disk by gitRepo.ts). */
+export interface GitLocation {
+  /** `-C` directories, in order (each relative to the previous). */
+  readonly chdirs: readonly string[];
+  readonly gitDir?: string;
+  readonly workTree?: string;
+  /** `--bare`: the (final) working directory is the git directory. */
+  readonly bare: boolean;
+}
+
+interface Globals extends GitLocation {
+  readonly sub?: string;
+  readonly rest: readonly string[];
+}
+
 /** Splits argv into the subcommand and its arguments, judging the global options on the way. */
-function judgeGlobals(args: readonly string[]): Verdict | { sub?: string; rest: readonly string[] } {
+function judgeGlobals(args: readonly string[]): Verdict | Globals {
   let i = 0;
+  const chdirs: string[] = [];
+  let gitDir: string | undefined;
+  let workTree: string | undefined;
+  let bare = false;
   for (; i < args.length; i++) {
     const tok = args[i]!;
     if (!tok.startsWith('-')) break;
@@ -53,14 +72,32 @@ function judgeGlobals(args: readonly string[]): Verdict | { sub?: string; rest: 
     const eq = tok.indexOf('=');
     const name = eq >= 0 ? tok.slice(0, eq) : tok;
     if (GLOBAL_WITH_VALUE.has(name)) {
-      if (eq < 0) i++; // the value is data, whatever it looks like
+      // The value is data, whatever it looks like; -C takes no `=` form (git -C=x changes into "=x"? no: it is
+      // an unknown option there), so only the long options split at `=`.
+      let value: string | undefined;
+      if (eq >= 0 && name !== '-C') value = tok.slice(eq + 1);
+      else if (eq < 0) value = args[++i];
+      else return argDenied('git.unknown-global-option', `git global option ${tok} is not known to this rule, so it is denied.`);
+      if (value !== undefined) {
+        if (name === '-C') chdirs.push(value);
+        else if (name === '--git-dir') gitDir = value;
+        else if (name === '--work-tree') workTree = value;
+      }
       continue;
     }
     if (name === '--list-cmds' && eq >= 0) continue;
+    if (tok === '--bare') bare = true;
     if (GLOBAL_FLAGS.has(tok)) continue;
     return argDenied('git.unknown-global-option', `git global option ${tok} is not known to this rule, so it is denied.`);
   }
-  return i < args.length ? { sub: args[i]!, rest: args.slice(i + 1) } : { rest: [] };
+  const loc = { chdirs, bare, ...(gitDir !== undefined && { gitDir }), ...(workTree !== undefined && { workTree }) };
+  return i < args.length ? { ...loc, sub: args[i]!, rest: args.slice(i + 1) } : { ...loc, rest: [] };
+}
+
+/** The repository location a git argv names (undefined when the argv is not even well-formed globals). */
+export function gitLocation(args: readonly string[]): (GitLocation & { readonly sub?: string; readonly rest: readonly string[] }) | undefined {
+  const g = judgeGlobals(args);
+  return 'kind' in g ? undefined : g;
 }
 
 const GREP: Grammar = {
@@ -148,6 +185,19 @@ const TOOL_SUBCOMMANDS: Readonly<Record<string, string>> = {
   mergetool: 'starts merge tools',
   instaweb: 'starts a web server and a browser',
   'web--browse': 'starts a browser',
+  shell: 'is the restricted login shell, which runs the commands it is given',
+  daemon: 'starts a server that runs upload-pack/receive-pack and their hooks for anyone who connects',
+  'http-backend': 'is a CGI program that runs pack programs and hooks',
+  cvsserver: 'is a CVS server emulator that runs commands for its client',
+  'receive-pack': 'runs the hooks of the repository it is given',
+  'upload-pack': 'is the server side of fetch, driven by its peer (and may run a pack-objects hook)',
+  'upload-archive': 'is the server side of archive --remote, driven by its peer',
+  svn: 'bridges to Subversion and starts its programs',
+  p4: 'bridges to Perforce and starts its programs',
+  cvsimport: 'starts cvs and cvsps',
+  cvsexportcommit: 'starts cvs',
+  archimport: 'starts tla/baz',
+  'credential-cache--daemon': 'is a daemon that serves credentials',
 };
 
 /** Checks that apply to every subcommand's arguments (any position: their grammars are not modelled). */
@@ -165,8 +215,13 @@ function judgeEverywhere(sub: string, rest: readonly string[]): Verdict | undefi
         return argDenied('git.exec-option', `git ${sub} ${tok} is not allowed: --${helper} (and its prefixes) names a program to run.`);
       }
     }
-    if (typed === 'output') {
-      return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: --output writes to a path of its choosing; use the server redirect instead.`);
+    for (const writer of ['output', 'output-directory']) {
+      if (typed !== '' && writer.startsWith(typed)) {
+        return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: --${writer} (and its prefixes) writes to a path of its choosing; use the server redirect (or git format-patch --stdout) instead.`);
+      }
+    }
+    if (typed === 'help' || (typed.length >= 3 && 'help'.startsWith(typed))) {
+      return argDenied('git.help-viewer', `git ${sub} ${tok} is not allowed: it runs "git help", which starts man, info or a browser (each configurable to any program). Use "git ${sub} -h" for the option summary.`);
     }
   }
   return undefined;
@@ -185,20 +240,57 @@ const CLONE: Grammar = {
   `),
 };
 
-function judgeClone(rest: readonly string[]): Verdict | undefined {
-  for (const ev of scanOptions(rest, CLONE)) {
-    if (ev.kind === 'short' && (ev.letter === 'u' || ev.letter === 'c')) {
+const INIT: Grammar = {
+  permute: true,
+  terminators: ['--', '--end-of-options'],
+  short: shortTable('qb:'),
+  long: longTable('quiet:n bare:n template:r separate-git-dir:r object-format:r ref-format:r initial-branch:r shared:o'),
+};
+
+/**
+ * clone and init: options that plant configuration or hooks (--template copies a directory of hooks and
+ * config into the new repository; clone -c/--config writes config) or put the git directory somewhere else
+ * (--separate-git-dir: a git directory outside the workspace's own .git, whose config the agent controls).
+ */
+function judgeCreate(sub: 'clone' | 'init', rest: readonly string[]): Verdict | undefined {
+  const g = sub === 'clone' ? CLONE : INIT;
+  for (const ev of scanOptions(rest, g)) {
+    if (sub === 'clone' && ev.kind === 'short' && (ev.letter === 'u' || ev.letter === 'c')) {
       return ev.letter === 'u'
         ? argDenied('git.exec-option', 'git clone -u (--upload-pack) is not allowed: it names a program to run.')
         : argDenied('git.config-override', 'git clone -c (--config) is not allowed: it writes configuration into the new repository, which can name programs.');
     }
-    if (ev.kind === 'long') {
-      if (couldMean(ev.typed, 'config', CLONE.long)) return argDenied('git.config-override', `git clone --${ev.typed} is not allowed: --config writes configuration into the new repository, which can name programs.`);
-      if (couldMean(ev.typed, 'template', CLONE.long)) return argDenied('git.clone-template', `git clone --${ev.typed} is not allowed: --template installs hooks that run during the clone.`);
+    if (ev.kind !== 'long') continue;
+    if (sub === 'clone' && couldMean(ev.typed, 'config', g.long)) return argDenied('git.config-override', `git clone --${ev.typed} is not allowed: --config writes configuration into the new repository, which can name programs.`);
+    if (couldMean(ev.typed, 'template', g.long)) return argDenied('git.clone-template', `git ${sub} --${ev.typed} is not allowed: --template copies hooks and configuration into the new repository.`);
+    if (couldMean(ev.typed, 'separate-git-dir', g.long)) return argDenied('git.separate-git-dir', `git ${sub} --${ev.typed} is not allowed: --separate-git-dir puts the git directory (and its configuration) outside the workspace's own .git.`);
+  }
+  return undefined;
+}
+
+/**
+ * archive -o FILE and format-patch -o DIR write where they are told. Their short options are scanned as
+ * clusters without modelling values (`-vo x.tar`, `-ko dir`, `-ofile`): an `o` anywhere in a single-dash word
+ * is denied (a false denial at worst, e.g. a -S pickaxe value containing "o").
+ */
+function judgeShortOutput(sub: string, rest: readonly string[]): Verdict | undefined {
+  for (const tok of rest) {
+    if (tok === '--' || tok === '--end-of-options') break;
+    if (tok.startsWith('-') && !tok.startsWith('--') && tok.includes('o')) {
+      return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: -o writes to a path of its choosing; use the server redirect (or format-patch --stdout) instead.`);
     }
   }
   return undefined;
 }
+
+/** Subcommands that take a repository URL on their command line (where `helper::address` picks a remote helper). */
+const URL_SUBCOMMANDS = new Set([
+  'clone', 'fetch', 'pull', 'push', 'ls-remote', 'remote', 'submodule', 'archive', 'fetch-pack', 'send-pack',
+  'request-pull', 'bundle', 'subtree',
+]);
+
+/** `git help` forms that only print lists (no man, info or browser). */
+const HELP_LIST_FLAGS = new Set(['-a', '--all', '-g', '--guides', '-c', '--config', '--no-verbose', '--verbose', '--no-external-commands', '--no-aliases', '--user-interfaces', '--developer-interfaces']);
 
 export const gitRule: FamilyRule = (args) => {
   const g = judgeGlobals(args);
@@ -209,12 +301,30 @@ export const gitRule: FamilyRule = (args) => {
   }
   const { sub, rest } = g;
   if (sub === undefined) return allow('git.ok');
+  if (sub.startsWith('remote-')) {
+    return argDenied('git.remote-helper', `git ${sub} is not allowed: it is a remote helper run directly (git remote-ext runs its argument as a command; others speak to whatever their URL names).`);
+  }
   const tool = Object.prototype.hasOwnProperty.call(TOOL_SUBCOMMANDS, sub) ? TOOL_SUBCOMMANDS[sub] : undefined;
   if (tool) return argDenied(`git.${sub === 'filter-branch' ? 'filter-branch' : 'tool-subcommand'}`, `git ${sub} is not allowed: it ${tool}.`);
+  // `git SUB --help` (as its first argument, which git turns into `git help SUB`), `git --help SUB`, `git help SUB`.
+  if (args.slice(0, args.length - rest.length - 1).includes('--help') || sub === 'help' || rest[0] === '--help') {
+    if (sub !== 'help' || !rest.every((t) => HELP_LIST_FLAGS.has(t))) {
+      return argDenied('git.help-viewer', 'git help (and git --help CMD) is not allowed: it starts man, info or a browser, each configurable to any program. Use "git CMD -h" for the option summary.');
+    }
+  }
+  if (URL_SUBCOMMANDS.has(sub)) {
+    for (const tok of rest) {
+      const m = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(tok.replace(/^--?[A-Za-z-]+=/, ''));
+      if (m) return argDenied('git.remote-helper', `git ${sub} argument "${tok}" is not allowed: "${m[1]}::" makes git start the remote helper git-remote-${m[1]} (ext:: and fd:: run commands or use descriptors). Use an ordinary URL or path.`);
+    }
+  }
   let verdict: Verdict | undefined;
   switch (sub) {
     case 'bisect':
       if (rest[0] === 'run') verdict = argDenied('git.bisect-run', 'git bisect run is not allowed: it runs a command for each step.');
+      break;
+    case 'maintenance':
+      if (['start', 'register', 'stop', 'unregister'].includes(rest[0] ?? '')) verdict = argDenied('git.maintenance-scheduler', `git maintenance ${rest[0]} is not allowed: it installs or removes scheduled jobs (cron, systemd timers, launchd) that run git later.`);
       break;
     case 'submodule':
       if (rest.some((t) => t === 'foreach')) verdict = argDenied('git.submodule-foreach', 'git submodule foreach is not allowed: it runs a shell command in each submodule.');
@@ -233,7 +343,12 @@ export const gitRule: FamilyRule = (args) => {
       if (verdict.kind === 'allow') verdict = undefined;
       break;
     case 'clone':
-      verdict = judgeClone(rest);
+    case 'init':
+      verdict = judgeCreate(sub, rest);
+      break;
+    case 'archive':
+    case 'format-patch':
+      verdict = judgeShortOutput(sub, rest);
       break;
   }
   if (verdict) return verdict;

@@ -12,6 +12,8 @@ import type { FamilyRule } from './types';
  *   --rsh-command, --rmt-command, -F/--info-script/--new-volume-script
  * in separate and `=` forms, as any abbreviation that could mean one of them (`--use-comp`, `--to`, `--rm`),
  * anywhere in a short cluster, in the old-style first word (`tar cIf prog x.tar`) and after operands.
+ * Side files: --index-file, -g/--listed-incremental and --volno-file write files wherever they are told;
+ * denied in the same spellings (GNU grammar; `-W` names under bsdtar's). Rule `tar.side-file`.
  * Also denied: an archive name with a colon before its first slash (`-f host:file`), which GNU tar opens on a
  * remote host through rsh/ssh.
  * Values consumed by harmless options are data; a lone unconsumed `--` ends option parsing.
@@ -88,6 +90,16 @@ const HELPER_SHORT: Readonly<Record<string, string>> = {
   F: 'is --info-script in GNU tar: it runs a script at the end of each volume',
 };
 
+/** GNU tar options that write a side file wherever they are told (besides the archive itself). */
+const SIDE_FILE_LONG: Readonly<Record<string, string>> = {
+  'index-file': 'writes its verbose listing to a file of its choosing',
+  'listed-incremental': 'reads and rewrites a snapshot file of its choosing',
+  'volno-file': 'writes the volume number to a file of its choosing',
+};
+const SIDE_FILE_SHORT: Readonly<Record<string, string>> = {
+  g: 'is --listed-incremental in GNU tar: it reads and rewrites a snapshot file of its choosing',
+};
+
 /** GNU tar and bsdtar both read a first argument without a dash as a cluster of option letters. */
 function explodeOldStyle(args: readonly string[], g: Grammar): string[] {
   const first = args[0];
@@ -113,15 +125,23 @@ function judgeEvents(events: readonly OptionEvent[], g: TarGrammar, forceLocal: 
   // Only helpers this dialect has can be reached by its abbreviations (bsdtar has just --use-compress-program;
   // `--checkpoint=10` is unknown to bsdtar, an error there, not a helper).
   const helpers = Object.entries(HELPER_LONG).filter(([name]) => g.long.some((o) => o.name === name));
+  const sideFiles = Object.entries(SIDE_FILE_LONG).filter(([name]) => g.long.some((o) => o.name === name));
   for (const ev of events) {
     if (ev.kind === 'short') {
       const why = Object.prototype.hasOwnProperty.call(HELPER_SHORT, ev.letter) ? HELPER_SHORT[ev.letter] : undefined;
       if (why) return deny('ARGUMENT_FORBIDDEN', 'tar.helper-option', `tar -${ev.letter} is not allowed: it ${why} (read as ${g.dialect}).`);
+      const side = g === GNU && Object.prototype.hasOwnProperty.call(SIDE_FILE_SHORT, ev.letter) ? SIDE_FILE_SHORT[ev.letter] : undefined;
+      if (side) return deny('ARGUMENT_FORBIDDEN', 'tar.side-file', `tar -${ev.letter} is not allowed: it ${side} (read as ${g.dialect}).`);
       if (ev.letter === 'W' && g === BSD && ev.value !== undefined) {
         const name = ev.value.split('=')[0]!;
         for (const [helper, hwhy] of helpers) {
           if (couldMean(name, helper, g.long)) {
             return deny('ARGUMENT_FORBIDDEN', 'tar.helper-option', `tar -W ${name} is not allowed: bsdtar reads it as --${helper}, which ${hwhy}.`);
+          }
+        }
+        for (const [side, swhy] of Object.entries(SIDE_FILE_LONG)) {
+          if (side.startsWith(name) && name !== '') {
+            return deny('ARGUMENT_FORBIDDEN', 'tar.side-file', `tar -W ${name} is not allowed: it could mean --${side}, which ${swhy}.`);
           }
         }
       }
@@ -133,6 +153,12 @@ function judgeEvents(events: readonly OptionEvent[], g: TarGrammar, forceLocal: 
         if (couldMean(ev.typed, helper, g.long)) {
           const spelled = ev.typed === helper ? `--${helper}` : `--${ev.typed} (which could mean --${helper})`;
           return deny('ARGUMENT_FORBIDDEN', 'tar.helper-option', `tar ${spelled} is not allowed: it ${why} (read as ${g.dialect}).`);
+        }
+      }
+      for (const [side, why] of sideFiles) {
+        if (couldMean(ev.typed, side, g.long)) {
+          const spelled = ev.typed === side ? `--${side}` : `--${ev.typed} (which could mean --${side})`;
+          return deny('ARGUMENT_FORBIDDEN', 'tar.side-file', `tar ${spelled} is not allowed: it ${why} (read as ${g.dialect}).`);
         }
       }
       if (g === GNU && !forceLocal && ev.resolved?.name === 'file' && ev.value !== undefined && isRemoteArchive(ev.value)) {

@@ -35,9 +35,7 @@ describe('parseCommand: well-formed requests', () => {
     ['a|b inside one element', ['echo', 'a|b']],
     ['>file glued to its target', ['echo', '>file']],
     ['<file glued to its target', ['cat', '<file']],
-    ['a double pipe ||', ['echo', '||', 'x']],
-    ['a semicolon', ['echo', ';', 'rm', '-rf', '.']],
-    ['an ampersand', ['sleep', '1', '&']],
+    ['a;b inside one element', ['echo', 'a;b', 'c&&d']],
     ['command substitution', ['echo', '$(id)', '`id`']],
     ['2> (stderr redirect is not an operator)', ['ls', '2>', 'x']],
   ])('keeps %s as plain data (there is no shell to interpret it)', (_what, argv) => {
@@ -45,6 +43,31 @@ describe('parseCommand: well-formed requests', () => {
     expect(parsed.stages).toEqual([argv]);
     expect(parsed.stdinFile).toBeUndefined();
     expect(parsed.stdoutFile).toBeUndefined();
+  });
+});
+
+describe('parseCommand: shell list operators as discrete elements (mcp-shell-server refuses them)', () => {
+  it.each([
+    ['make && make test', ['make', '&&', 'make', 'test'], '&&'],
+    ['a semicolon chaining rm', ['echo', ';', 'rm', '-rf', '.'], ';'],
+    ['a double pipe ||', ['false', '||', 'rm', '-rf', '.'], '||'],
+    ['a background &', ['sleep', '1', '&'], '&'],
+    ['an operator in a later pipeline stage', ['ls', '|', 'wc', ';', 'id'], ';'],
+  ])('stops %s with an actionable "send two calls"', (_what, argv, op) => {
+    const e = parseError(argv);
+    expect(e.code).toBe('BAD_REQUEST');
+    expect(e.rule).toBe('request.shell-operator');
+    expect(e.message).toContain(`"${op}"`);
+    expect(e.message).toMatch(/send two calls/i);
+  });
+
+  it('keeps them as data in literal mode', () => {
+    expect(parseCommand(['echo', '&&', ';'], { literal: true }).stages).toEqual([['echo', '&&', ';']]);
+  });
+
+  it('strips white space around the program name of every stage, like the seed', () => {
+    expect(parseCommand(['  ls\t', '-la', '|', ' wc ', '-l']).stages).toEqual([['ls', '-la'], ['wc', '-l']]);
+    expect(parseCommand([' echo ', ' x '], { literal: true }).stages).toEqual([['echo', ' x ']]);
   });
 });
 

@@ -1,0 +1,62 @@
+import { gitLocation } from './git';
+
+/**
+ * Read-only git, the way sed gets `--sandbox`: a git subcommand that is known to only read still runs programs
+ * named by configuration and attributes (core.fsmonitor on every index refresh, clean filters when a file's
+ * stat changed, textconv and external diff drivers in diff/log/show/blame, the pager, the post-index-change
+ * hook when status refreshes the index, gpg when log.showSignature is set). For read-only calls the executor
+ * runs git with those turned off:
+ *
+ *   git --no-optional-locks -c core.fsmonitor=false -c core.hooksPath=/dev/null -c core.pager=cat
+ *       -c diff.external= -c log.showSignature=false -c diff.ignoreSubmodules=all
+ *       [-c filter.NAME.clean= -c filter.NAME.smudge= -c filter.NAME.process= for every configured filter]
+ *       <the caller's global options> SUB [--no-ext-diff --no-textconv | --no-textconv] <the caller's arguments>
+ *
+ * `-c` values reach child git processes (submodules) through GIT_CONFIG_PARAMETERS. An empty filter command
+ * is "no filter" to git. Verified against the real git in test/unit/rules/git.real.test.ts.
+ */
+
+export const GIT_READ_ONLY_CONFIG: readonly string[] = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'core.pager=cat',
+  'diff.external=',
+  'log.showSignature=false',
+  'diff.ignoreSubmodules=all',
+];
+
+/** Reading subcommands that never refresh the index or run a configured program. */
+const NO_PROGRAMS = new Set(['config', 'var', 'version']);
+
+/** Subcommands that take diff options (external diff and textconv can be switched off on their command line). */
+const DIFF_FAMILY = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index']);
+/** Subcommands with a --textconv switch of their own. */
+const TEXTCONV_ONLY = new Set(['blame', 'annotate', 'grep']);
+
+/**
+ * The hardened argument list (without the program name), or undefined when the call cannot be hardened (a
+ * filter name git's `-c` cannot express, or arguments that are not well-formed git globals).
+ */
+export function hardenGitReadOnlyArgs(args: readonly string[], filterDrivers: readonly string[] = []): string[] | undefined {
+  const loc = gitLocation(args);
+  if (!loc) return undefined;
+  // Reading configuration or printing a variable starts nothing, and `-c` values would show in the output.
+  if (loc.sub !== undefined && NO_PROGRAMS.has(loc.sub)) return [...args];
+  const config = [...GIT_READ_ONLY_CONFIG];
+  for (const name of filterDrivers) {
+    if (/[=\n\0]/.test(name)) return undefined;
+    config.push(`filter.${name}.clean=`, `filter.${name}.smudge=`, `filter.${name}.process=`);
+  }
+  const head = ['--no-optional-locks', ...config.flatMap((c) => ['-c', c])];
+  const globals = args.slice(0, args.length - loc.rest.length - (loc.sub === undefined ? 0 : 1));
+  if (loc.sub === undefined) return [...head, ...globals];
+  let rest = [...loc.rest];
+  let sub = [loc.sub];
+  if (loc.sub === 'stash' && rest[0] === 'show') {
+    sub = ['stash', 'show'];
+    rest = rest.slice(1);
+  }
+  const subName = sub[sub.length - 1]!;
+  const extra = DIFF_FAMILY.has(subName) || (loc.sub === 'stash' && subName === 'show') ? ['--no-ext-diff', '--no-textconv'] : TEXTCONV_ONLY.has(subName) ? ['--no-textconv'] : [];
+  return [...head, ...globals, ...sub, ...extra, ...rest];
+}

@@ -4,6 +4,7 @@ import { resolveSettings } from '../core/config/settings';
 import { isToolError } from '../core/errors';
 import { PolicyError } from '../core/policy';
 import { startStandalone } from '../server/standalone';
+import { unrunnableNote } from '../server/tools/describe';
 import { connectionHelp } from './connectionHelp';
 import { FlagError, helpText, parseFlags } from './flags';
 
@@ -27,6 +28,8 @@ async function main(argv: readonly string[]): Promise<void> {
     err.write(connectionHelp(server.url!, server.token ?? null, settings.policy.root) + '\n');
   }
   if (server.ctx.isolation.warning) err.write(`guarded-shell: ${server.ctx.isolation.warning}\n`);
+  const never = unrunnableNote(settings.policy);
+  if (never) err.write(`guarded-shell: ${never}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -11,6 +11,7 @@ import {
 } from '../shared/protocol';
 import { REVOKE, type RevokeParams, type RevokeResult } from '../shared/protocol';
 import { startStandalone, type StandaloneServer } from './standalone';
+import { unrunnableNote } from './tools/describe';
 
 /**
  * The server process the extension starts for one workspace folder (vscode-languageclient, Node IPC), the way
@@ -148,6 +149,8 @@ async function start(): Promise<void> {
     };
     log('info', `serving ${ctx.policy.root} at ${url} (mode ${modeLabel(ctx.policy.mode)}, isolation ${ctx.isolation.kind})`);
     if (ready.warning) log('warn', ready.warning);
+    const never = unrunnableNote(ctx.policy);
+    if (never) log('warn', never);
     void connection.sendNotification(READY, ready);
   } catch (e) {
     const message = (e as Error).message;
@@ -168,6 +171,8 @@ async function applySettings(pushed: SettingsLayer): Promise<void> {
   const isolation = server.ctx.isolation;
   server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode: modeLabel(settings.policy.mode), isolation: isolation.kind });
   log('info', `settings applied: mode ${modeLabel(settings.policy.mode)}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);
+  const never = unrunnableNote(settings.policy);
+  if (never) log('warn', never);
   const warning = isolation.denial ?? isolation.warning;
   void connection.sendNotification(POLICY, { mode: modeLabel(settings.policy.mode), isolation: isolation.kind, ...(warning && { warning }) } satisfies PolicyParams);
 }

@@ -6,6 +6,7 @@ import { isToolError, type ErrorCode } from '../errors';
 import { buildChildEnv } from '../exec/env';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
+import { guardFor } from '../paths/guard';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { decideCommand, type CommandDecision, type CommandRequest } from './decide';
@@ -123,6 +124,8 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     ...(request.stdin !== undefined && { stdin: request.stdin }),
     ...(plan.stdinFile && { stdinFile: plan.stdinFile.real }),
     ...(plan.stdoutFile && { stdoutFile: { path: plan.stdoutFile.target.real, append: plan.stdoutFile.append } }),
+    // Redirects are re-confined when opened, after the approval wait and the queue (issue 12).
+    pathGuard: guardFor(policy),
     timeoutMs: plan.timeoutMs,
     outputLimitBytes: policy.outputLimitBytes,
     ...(call.signal && { signal: call.signal }),

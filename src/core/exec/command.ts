@@ -87,8 +87,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   let stdinFd: number | undefined;
   let stdoutFd: number | undefined;
   try {
-    if (spec.stdinFile !== undefined) stdinFd = openStdinFile(spec.stdinFile);
-    if (spec.stdoutFile !== undefined) stdoutFd = openStdoutFile(spec.stdoutFile.path, spec.stdoutFile.append);
+    if (spec.stdinFile !== undefined) stdinFd = openStdinFile(spec.stdinFile, spec.pathGuard);
+    if (spec.stdoutFile !== undefined) stdoutFd = openStdoutFile(spec.stdoutFile.path, spec.stdoutFile.append, spec.pathGuard);
   } catch (e) {
     if (stdinFd !== undefined) fs.closeSync(stdinFd);
     return settled(errorResult((e as Error).message, startedAt));

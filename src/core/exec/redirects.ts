@@ -1,40 +1,39 @@
-import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { bareGuard, type PathGuard } from '../paths/guard';
+import { openForRead, openForWrite } from '../paths/open';
 
 /**
- * Opening the redirect targets of a call. The paths were confined by the caller; here we make sure the open
- * itself cannot be redirected: O_NOFOLLOW refuses a symlink swapped in at the last component after the check,
- * O_NONBLOCK keeps a FIFO planted in the workspace from blocking the whole server inside open(), and anything
- * that is not a regular file (FIFO, device, directory) is refused.
+ * Opening the redirect targets of a call, at the moment of use (after the approval wait and the queue). The
+ * path was decided as a REAL path inside the root; here it is re-confined from a descriptor of the root, one
+ * component at a time with O_NOFOLLOW (a symbolic link anywhere on it now means it changed: refused), the
+ * opened object is checked by fstat (a regular file; a FIFO, socket or device is looked at through O_PATH and
+ * never opened, so it cannot block the server), and the one list of hidden / read-only / protected paths and
+ * the hard-link rule are applied to what is really there (src/core/paths/guard.ts).
  */
 
-const C = fs.constants;
-const NOFOLLOW = C.O_NOFOLLOW ?? 0;
-const NONBLOCK = C.O_NONBLOCK ?? 0;
-
-export function openStdinFile(path: string): number {
-  return openRegular(path, C.O_RDONLY | NOFOLLOW | NONBLOCK, 'input');
+/** Without a guard (unit tests of the executor) the walk starts at "/" with no lists: still no link followed. */
+function guardOrBare(guard: PathGuard | undefined): PathGuard {
+  return guard ?? bareGuard(path.parse(process.cwd()).root);
 }
 
-export function openStdoutFile(path: string, append: boolean): number {
-  const flags = C.O_WRONLY | C.O_CREAT | (append ? C.O_APPEND : C.O_TRUNC) | NOFOLLOW | NONBLOCK;
-  return openRegular(path, flags, 'output', 0o644);
+function options(g: PathGuard, file: string, what: string) {
+  return { what, refuseLinks: true, expectRelative: path.relative(g.root, path.resolve(g.root, file)).split(path.sep).join('/') || '.' };
 }
 
-function openRegular(path: string, flags: number, role: string, mode?: number): number {
-  let fd: number;
+export function openStdinFile(file: string, guard?: PathGuard): number {
+  const g = guardOrBare(guard);
+  return prefixed('input', file, () => openForRead(g, file, options(g, file, 'input redirect')).fd);
+}
+
+export function openStdoutFile(file: string, append: boolean, guard?: PathGuard): number {
+  const g = guardOrBare(guard);
+  return prefixed('output', file, () => openForWrite(g, file, append, options(g, file, 'output redirect')).fd);
+}
+
+function prefixed(role: string, file: string, open: () => number): number {
   try {
-    fd = fs.openSync(path, flags, mode);
+    return open();
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ELOOP' ? 'it is a symbolic link' : code === 'ENXIO' ? 'it is a FIFO' : (e as Error).message;
-    throw new Error(`cannot open ${role} file ${path}: ${why}`);
+    throw new Error(`cannot open ${role} file ${file}: ${(e as Error).message}`);
   }
-  try {
-    if (!fs.fstatSync(fd).isFile()) throw new Error(`cannot open ${role} file ${path}: it is not a regular file`);
-  } catch (e) {
-    fs.closeSync(fd);
-    throw e;
-  }
-  // O_NONBLOCK has no effect on regular files, so the child reads and writes them normally.
-  return fd;
 }

@@ -128,12 +128,12 @@ export function checkChangeable(g: PathGuard, t: GuardTarget, options: { inPlace
   if (g.hidden.some((h) => isInside(h, t.real)) || (t.st && g.hiddenIds.has(idOf(t.st)))) {
     throw new ToolError('PATH_PROTECTED', `"${t.relative}" is a hidden path; the server does not open it.`, 'path.hidden');
   }
-  if (g.readOnly.some((r) => isInside(r, t.real)) || (t.st && g.readOnlyIds.has(idOf(t.st)))) {
-    throw new ToolError('PATH_PROTECTED', `"${t.relative}" is a read-only path; it cannot be changed.`, 'path.read-only');
-  }
   if (t.relative === '.') throw new ToolError('PATH_PROTECTED', 'The workspace root itself cannot be changed.', 'protected.root');
   const verdict = checkWritable({ real: t.real, relative: t.relative, exists: t.st !== undefined, danglingLink: false }, g);
   if (verdict && verdict.kind === 'deny') throw new ToolError(verdict.code, verdict.reason, verdict.rule);
+  if (g.readOnly.some((r) => isInside(r, t.real)) || (t.st && g.readOnlyIds.has(idOf(t.st)))) {
+    throw new ToolError('PATH_PROTECTED', `"${t.relative}" is a read-only path; it cannot be changed.`, 'path.read-only');
+  }
   if (options.inPlace && t.st?.isFile() && t.st.nlink > 1n) {
     throw new ToolError('PATH_PROTECTED', `"${t.relative}" has ${t.st.nlink} hard links; writing into it would change the other names too (they may be protected or outside the workspace). Nothing was written.`, 'path.hard-link');
   }

@@ -117,6 +117,7 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     deps.audit.record({ ...base, result_type: 'rejected', rejection_reason: message, error_code: code, rule: 'isolation.wrap-failed', approval_ms: gated.waitedMs });
     return denied(code, message, 'isolation.wrap-failed', isolation.kind, gated.waitedMs);
   }
+  const finishWatch = isolation.watchRun?.();
   const result: ExecResult = await deps.executor.run({
     stages,
     cwd: plan.cwd.real,
@@ -131,8 +132,11 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     ...(call.signal && { signal: call.signal }),
     ...(call.onProgress && { onProgress: call.onProgress }),
   });
+  const undone = finishWatch?.();
+  const warning = [isolation.warning, undone].filter(Boolean).join(' ') || undefined;
   deps.audit.record({
     ...base,
+    ...(undone && { isolation_note: undone }),
     result_type: resultType(result.outcome),
     duration: result.durationMs / 1000,
     queue_ms: result.queueMs,
@@ -161,7 +165,7 @@ export async function runCommand(request: CommandRequest, deps: CommandDeps, cal
     approvalMs: gated.waitedMs,
     isolation: isolation.kind,
     ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
-    ...(isolation.warning && { warning: isolation.warning }),
+    ...(warning && { warning }),
     ...(result.error && { error: result.error }),
   };
 }

@@ -1,4 +1,5 @@
 import type { IsolationState } from '../isolationState';
+import { watchRootGit } from './gitCreation';
 import type { SandboxSelection } from './select';
 import type { SandboxContext } from './types';
 
@@ -14,5 +15,6 @@ export function isolationState(selection: SandboxSelection, base: Omit<SandboxCo
     kind: sandbox.kind,
     wrap: (stage, cwd) => sandbox.wrap(stage, { ...base, cwd }),
     ...(warning && { warning }),
+    ...(!base.allowGitWrites && { watchRun: () => watchRootGit(base.root) }),
   };
 }

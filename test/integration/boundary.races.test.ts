@@ -67,7 +67,7 @@ describe.each(isolations)('races against a concurrent swapper (isolation %s)', (
   let before: string;
 
   beforeAll(async () => {
-    server = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', isolation, '--mode', 'auto', '--allow', 'echo', 'cat']);
+    server = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', isolation, '--mode', 'auto', '--allow', 'echo', 'cat', 'touch']);
     client = await httpClient(server.url);
   });
   afterAll(async () => {
@@ -101,6 +101,14 @@ describe.each(isolations)('races against a concurrent swapper (isolation %s)', (
     await rounds(async (i) => {
       await tool('shell_execute', { command: ['echo', 'pwned', i % 2 ? '>>' : '>', 'sub/f.txt'] });
       await tool('shell_execute', { command: ['echo', 'pwned', '>', 'sub/new.txt'] });
+    });
+  });
+
+  it('a working directory swapped for a link never runs a command outside', async () => {
+    await folderSwap();
+    await rounds(async (i) => {
+      await tool('shell_execute', { command: ['touch', `pwned${i}`], directory: 'sub' });
+      await tool('shell_execute', { command: ['echo', 'x', '>', `out${i}`], directory: 'sub' });
     });
   });
 

@@ -5,7 +5,7 @@ import type { Readable, Stream } from 'node:stream';
 import { BoundedCapture } from './capture';
 import { killLeftoverGroups, killProcessTrees } from './kill';
 import { RUN_MARKER_NAME } from './processes';
-import { openStdinFile, openStdoutFile } from './redirects';
+import { holdWorkingDirectory, openStdinFile, openStdoutFile } from './redirects';
 import type { ExecOutcome, ExecResult, ExecSpec, StageStatus } from './types';
 
 /**
@@ -86,11 +86,18 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
 
   let stdinFd: number | undefined;
   let stdoutFd: number | undefined;
+  let workdir: ReturnType<typeof holdWorkingDirectory>;
+  try {
+    workdir = holdWorkingDirectory(spec.cwd, spec.pathGuard);
+  } catch (e) {
+    return settled(errorResult((e as Error).message, startedAt));
+  }
   try {
     if (spec.stdinFile !== undefined) stdinFd = openStdinFile(spec.stdinFile, spec.pathGuard);
     if (spec.stdoutFile !== undefined) stdoutFd = openStdoutFile(spec.stdoutFile.path, spec.stdoutFile.append, spec.pathGuard);
   } catch (e) {
     if (stdinFd !== undefined) fs.closeSync(stdinFd);
+    workdir.release();
     return settled(errorResult((e as Error).message, startedAt));
   }
 
@@ -117,6 +124,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   } finally {
     if (stdinFd !== undefined) fs.closeSync(stdinFd);
     if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
+    workdir.release();
   }
 
   function spawnStage(s: ExecSpec, index: number, childEnv: Record<string, string>, stdio: StdioOptions): Stage {
@@ -124,7 +132,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     const stage: Stage = { child: undefined, pid: undefined, exited: false, closed: false, exitCode: null, signal: null };
     try {
       const child = spawn(file, [...args], {
-        cwd: s.cwd,
+        cwd: workdir.path,
         env: childEnv,
         stdio,
         shell: false,

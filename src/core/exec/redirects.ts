@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import { bareGuard, type PathGuard } from '../paths/guard';
+import { procFdWorks } from '../paths/fdpath';
 import { openForRead, openForWrite } from '../paths/open';
+import { walk } from '../paths/walk';
 
 /**
  * Opening the redirect targets of a call, at the moment of use (after the approval wait and the queue). The
@@ -36,4 +38,25 @@ function prefixed(role: string, file: string, open: () => number): number {
   } catch (e) {
     throw new Error(`cannot open ${role} file ${file}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The working directory, held by descriptor from the root to the spawn: the child starts in exactly the folder
+ * that was checked (`/proc/self/fd/N` is resolved by the child before exec, to the same inode), so a folder
+ * swapped for a link to elsewhere meanwhile is refused instead of followed. Elsewhere (no /proc) the path is
+ * re-checked the same way and used by name.
+ */
+export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined): { path: string; release: () => void } {
+  if (!guard) return { path: cwd, release: () => undefined };
+  let w: ReturnType<typeof walk>;
+  try {
+    w = walk(guard.root, cwd, { followFinal: true, refuseLinks: true, what: 'working directory' });
+  } catch (e) {
+    throw new Error(`cannot use the working directory ${cwd}: ${(e as Error).message}`);
+  }
+  if (!w.entry?.st.isDirectory() || w.entry.fd === undefined) {
+    w.close();
+    throw new Error(`cannot use the working directory ${cwd}: it is not a folder now`);
+  }
+  return { path: procFdWorks() ? `/proc/self/fd/${w.entry.fd}` : w.real, release: () => w.close() };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ToolError } from '../errors';
-import { at, closeQuietly, createExclusive, idOf, openEntry, reopen, syncDir, type Dir } from '../paths/fdpath';
+import { at, closeQuietly, createExclusive, idOf, openEntry, procFdWorks, reopen, syncDir, type Dir } from '../paths/fdpath';
 import { checkChangeable, checkReadable, type PathGuard } from '../paths/guard';
 import { openForRead, requireRegular } from '../paths/open';
 import { walk, type Walked } from '../paths/walk';
@@ -324,7 +324,7 @@ export function listAt(g: PathGuard, p: string): { relative: string; entries: fs
     checkReadable(g, { relative: w.relative, real: w.real, st: w.entry.st });
     const fd = reopen(w.entry.fd!, w.real, C.O_RDONLY | (C.O_DIRECTORY ?? 0));
     try {
-      const where = process.platform === 'linux' ? `/proc/self/fd/${fd}` : w.real;
+      const where = procFdWorks() ? `/proc/self/fd/${fd}` : w.real;
       return { relative: w.relative, entries: fs.readdirSync(where, { withFileTypes: true }) };
     } finally {
       fs.closeSync(fd);

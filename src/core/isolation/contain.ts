@@ -5,13 +5,15 @@ import type { ExecStage } from '../exec/types';
 /**
  * Process containment WITHOUT a sandbox (isolation none / auto with no bubblewrap). Node cannot make itself a
  * child subreaper (PR_SET_CHILD_SUBREAPER is not reachable), so each stage is started through two util-linux
- * programs:
+ * launcher, the first that works here (probed once with a real trial run):
  *
+ *   bwrap --dev-bind / / --unshare-pid --die-with-parent -- <cmd> <args>      (no other restriction)
  *   setpriv --pdeathsig KILL -- unshare [--user --map-current-user] --pid --fork --kill-child -- <cmd> <args>
  *
- * - `unshare --pid --fork` runs the command as PID 1 of a new PID namespace; when PID 1 exits or is killed, the
- *   kernel kills every other process of the namespace, including ones that called setsid and closed every
- *   inherited descriptor (nothing of the call survives the call);
+ * - the command runs in a new PID namespace; when its init exits or is killed, the kernel kills every other
+ *   process of the namespace, including ones that called setsid and closed every inherited descriptor
+ *   (nothing of the call survives the call). bwrap's init exits when the command does; with unshare the command
+ *   itself is PID 1 (it ignores signals it has no handler for, so a stop is a SIGKILL);
  * - `--kill-child` makes that PID 1 die (SIGKILL) when unshare dies, and `setpriv --pdeathsig KILL` makes
  *   unshare die when the server dies, even by `kill -9` (nothing survives the server).
  * A PID namespace needs CAP_SYS_ADMIN or an unprivileged user namespace (`--user --map-current-user`, same
@@ -49,12 +51,20 @@ function works(argv: readonly string[]): boolean {
   return r.status === 3;
 }
 
-/** Probes once per process which launcher works here (a real trial run, as the sandbox probe does). */
-export function probeContainment(): Containment {
-  if (probed) return probed;
-  if (process.platform !== 'linux') {
-    probed = { kind: 'none', prefix: [], limitation: 'Without a sandbox, a process that starts its own session (setsid) and closes its descriptors can outlive its call on this platform; the server kills what /proc or ps shows it.' };
-    return probed;
+/**
+ * Every launcher that really works here, strongest first (each is a trial run). Exported so tests can check
+ * each one, not only the one this machine picks.
+ */
+export function workingLaunchers(): Containment[] {
+  const out: Containment[] = [];
+  if (process.platform !== 'linux') return out;
+  // First choice: bubblewrap with NO restriction but a PID namespace (`--dev-bind / /`): the command runs as
+  // PID 2 under bwrap's own init, so signals reach it normally (a SIGTERM grace works, its exit status or signal
+  // comes back), and --die-with-parent takes the namespace down with the server.
+  const bwrap = find('bwrap');
+  if (bwrap) {
+    const argv = [bwrap, '--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', '--'];
+    if (works(argv)) out.push({ kind: 'pid-namespace', prefix: argv });
   }
   const setpriv = find('setpriv');
   const unshare = find('unshare');
@@ -62,19 +72,27 @@ export function probeContainment(): Containment {
   if (unshare) {
     for (const userns of [[], ['--user', '--map-current-user']]) {
       const argv = [...death, unshare, ...userns, '--pid', '--fork', '--kill-child', '--'];
-      if (works(argv)) {
-        probed = setpriv
-          ? { kind: 'pid-namespace', prefix: argv }
-          : { kind: 'pid-namespace', prefix: argv, limitation: 'setpriv (util-linux) is missing: if the server is killed with SIGKILL, running commands are not killed with it.' };
-        return probed;
-      }
+      if (!works(argv)) continue;
+      out.push(setpriv
+        ? { kind: 'pid-namespace', prefix: argv }
+        : { kind: 'pid-namespace', prefix: argv, limitation: 'setpriv (util-linux) is missing: if the server is killed with SIGKILL, running commands are not killed with it.' });
+      break;
     }
   }
   if (setpriv && works(death)) {
-    probed = { kind: 'pdeathsig', prefix: death, limitation: 'No PID namespace can be created here (no CAP_SYS_ADMIN and no unprivileged user namespaces): a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' };
+    out.push({ kind: 'pdeathsig', prefix: death, limitation: 'No PID namespace can be created here (no CAP_SYS_ADMIN and no unprivileged user namespaces): a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' });
+  }
+  return out;
+}
+
+/** Probes once per process which launcher works here (a real trial run, as the sandbox probe does). */
+export function probeContainment(): Containment {
+  if (probed) return probed;
+  if (process.platform !== 'linux') {
+    probed = { kind: 'none', prefix: [], limitation: 'Without a sandbox, a process that starts its own session (setsid) and closes its descriptors can outlive its call on this platform; the server kills what /proc or ps shows it.' };
     return probed;
   }
-  probed = { kind: 'none', prefix: [], limitation: 'Neither unshare nor setpriv (util-linux) works here: a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' };
+  probed = workingLaunchers()[0] ?? { kind: 'none', prefix: [], limitation: 'Neither bwrap, unshare nor setpriv works here: a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' };
   return probed;
 }
 

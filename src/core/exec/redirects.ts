@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bareGuard, type PathGuard } from '../paths/guard';
 import { procFdWorks } from '../paths/fdpath';
@@ -41,13 +42,32 @@ function prefixed(role: string, file: string, open: () => number): number {
 }
 
 /**
+ * Descriptor number at which every stage receives its working directory (an O_PATH descriptor of the folder
+ * that was checked). A launcher that changes directory BY PATH after it starts (bubblewrap re-resolves its
+ * cwd after pivot_root) is given `--chdir /proc/self/fd/4` instead, so a folder swapped for a link meanwhile is
+ * never followed (src/core/isolation/contain.ts).
+ */
+export const WORKDIR_FD = 4;
+
+const O_PATH_DIR = (procFdWorks() ? 0o10000000 : fs.constants.O_RDONLY) | (fs.constants.O_DIRECTORY ?? 0);
+
+/**
  * The working directory, held by descriptor from the root to the spawn: the child starts in exactly the folder
  * that was checked (`/proc/self/fd/N` is resolved by the child before exec, to the same inode), so a folder
  * swapped for a link to elsewhere meanwhile is refused instead of followed. Elsewhere (no /proc) the path is
- * re-checked the same way and used by name.
+ * re-checked the same way and used by name. `fd` is handed to every stage as WORKDIR_FD.
  */
-export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined): { path: string; release: () => void } {
-  if (!guard) return { path: cwd, release: () => undefined };
+export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined): { path: string; fd: number | undefined; release: () => void } {
+  if (!guard) {
+    // Unit tests of the executor: no root to confine to, but launchers still expect WORKDIR_FD.
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(cwd, O_PATH_DIR);
+    } catch {
+      fd = undefined; // the spawn reports the missing folder
+    }
+    return { path: cwd, fd, release: () => fd !== undefined && fs.closeSync(fd) };
+  }
   let w: ReturnType<typeof walk>;
   try {
     w = walk(guard.root, cwd, { followFinal: true, refuseLinks: true, what: 'working directory' });
@@ -58,5 +78,5 @@ export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined):
     w.close();
     throw new Error(`cannot use the working directory ${cwd}: it is not a folder now`);
   }
-  return { path: procFdWorks() ? `/proc/self/fd/${w.entry.fd}` : w.real, release: () => w.close() };
+  return { path: procFdWorks() ? `/proc/self/fd/${w.entry.fd}` : w.real, fd: w.entry.fd, release: () => w.close() };
 }

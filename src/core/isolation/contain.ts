@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { WORKDIR_FD } from '../exec/redirects';
 import type { ExecStage } from '../exec/types';
 
 /**
@@ -47,8 +48,18 @@ function find(name: string): string | undefined {
 }
 
 function works(argv: readonly string[]): boolean {
-  const r = spawnSync(argv[0]!, [...argv.slice(1), '/bin/sh', '-c', 'exit 3'], { timeout: 5000, stdio: 'ignore' });
-  return r.status === 3;
+  // Started the way the executor starts stages: the working directory as descriptor WORKDIR_FD.
+  let dir: number | undefined;
+  try {
+    dir = fs.openSync('/', fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0));
+    const stdio: Array<'ignore' | number> = ['ignore', 'ignore', 'ignore', 'ignore', dir];
+    const r = spawnSync(argv[0]!, [...argv.slice(1), '/bin/sh', '-c', 'exit 3'], { timeout: 5000, stdio });
+    return r.status === 3;
+  } catch {
+    return false;
+  } finally {
+    if (dir !== undefined) fs.closeSync(dir);
+  }
 }
 
 /**
@@ -63,7 +74,9 @@ export function workingLaunchers(): Containment[] {
   // comes back), and --die-with-parent takes the namespace down with the server.
   const bwrap = find('bwrap');
   if (bwrap) {
-    const argv = [bwrap, '--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', '--'];
+    // bwrap changes into its old cwd BY PATH after pivot_root; the executor hands every stage the checked
+    // folder as WORKDIR_FD, so it changes into that inode instead (a folder swapped for a link is not followed).
+    const argv = [bwrap, '--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', '--chdir', `/proc/self/fd/${WORKDIR_FD}`, '--'];
     if (works(argv)) out.push({ kind: 'pid-namespace', prefix: argv });
   }
   const setpriv = find('setpriv');

@@ -13,6 +13,11 @@ export interface IsolationState {
   readonly denial?: string;
   /** Set when isolation is `auto` and no sandbox is available. */
   readonly warning?: string;
+  /**
+   * Called right before a command starts; the function it returns is called after every process of the
+   * command is gone and returns a note for the result when it had to undo something (a new root `.git`).
+   */
+  readonly watchRun?: () => () => string | undefined;
 }
 
 export const NO_ISOLATION: IsolationState = { kind: 'none' };

@@ -1,6 +1,4 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { expandHome } from '../core/config/configFile';
+import { sandboxPath, sandboxPaths } from '../core/paths/guard';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
 import { NETWORK_TABLE } from '../core/modes';
@@ -19,21 +17,21 @@ export function probeOnce(): Promise<IsolationProbe> {
  * policy changes, so switching to readOnly makes the workspace read-only in the kernel at once.
  */
 export function isolationFor(policy: Policy, probe: IsolationProbe): IsolationState {
+  const lists = sandboxPaths(policy);
   return isolationState(selectSandbox(policy.isolation, probe), {
     root: policy.root,
     mode: policy.mode,
     network: NETWORK_TABLE[policy.network].sandboxedCommands ? 'allow' : 'deny',
-    hiddenPaths: policy.sandboxHiddenPaths.map((p) => sandboxPath(policy.root, p)),
-    // The server's own config and audit files stay read-only in the kernel too, not only for the file tools.
-    readOnlyPaths: [...policy.ownFiles, ...policy.sandboxReadOnlyPaths.map((p) => sandboxPath(policy.root, p))],
+    // ONE list (src/core/paths/guard.ts) for the sandbox mounts and the server's own file I/O; the server's own
+    // config and audit files are read-only in the kernel too, not only for the file tools.
+    hiddenPaths: lists.hidden,
+    readOnlyPaths: lists.readOnly,
+    protectedPaths: policy.protectedPaths,
     allowGitWrites: policy.allowGitWrites,
   });
 }
 
-/** `~/x` is below the home directory, a relative path below the workspace root, an absolute path stays. */
-export function sandboxPath(root: string, p: string, home = os.homedir()): string {
-  return path.resolve(root, expandHome(p, home));
-}
+export { sandboxPath };
 
 export async function resolveIsolation(policy: Policy): Promise<{ probe: IsolationProbe; state: IsolationState }> {
   const probe = await probeOnce();

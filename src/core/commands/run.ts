@@ -4,6 +4,7 @@ import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
+import { guardFor } from '../paths/guard';
 import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
@@ -66,6 +67,7 @@ export interface CallContext extends GuardedCall {
 export function runCommand(request: CommandRequest, deps: CommandDeps, call: CallContext): Promise<CommandResult> {
   const isolation = deps.isolation();
   let approvalMs = 0;
+  const note: { undone?: string } = {}; // what the sandbox had to undo after the run, for the audit
   return runGuarded<CommandResult>(deps, call, {
     event: 'shell_execution_audit',
     refused: (denial, waitedMs) => denied(denial, isolation.kind, waitedMs),
@@ -77,6 +79,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             duration: r.durationMs / 1000, queue_ms: r.queueMs, return_code: r.exitCode, signal: r.signal,
             stdout_bytes: r.stdoutBytes, stderr_bytes: r.stderrBytes, stdout_truncated: r.stdoutTruncated, stderr_truncated: r.stderrTruncated,
             ...(r.error && { error_type: r.error }),
+            ...(note.undone && { isolation_note: note.undone }),
           },
     plan: (policy) => {
       const checked = checkCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false, ...(deps.parentEnv && { parentEnv: deps.parentEnv }) });
@@ -103,14 +106,17 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
           if (gated.approvedBy) rememberApproval(deps.memory, checked.key, gated.option);
-          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated);
+          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated, note);
         },
       };
     },
   });
 }
 
-async function execute(deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy, isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }): Promise<CommandResult> {
+async function execute(
+  deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
+  isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string },
+): Promise<CommandResult> {
   let stages: ExecStage[];
   try {
     stages = plan.spawnArgv.map((prepared, i) => {
@@ -123,6 +129,7 @@ async function execute(deps: CommandDeps, call: CallContext, request: CommandReq
     const code = isToolError(e) ? e.code : 'ISOLATION_UNAVAILABLE';
     return denied({ code, message: `The command cannot be sandboxed: ${(e as Error).message}`, rule: 'isolation.wrap-failed' }, isolation.kind, gated.waitedMs);
   }
+  const finishWatch = isolation.watchRun?.();
   // A stage whose program the PATH lookup did not find is not spawned: a lookup now could find a program that
   // was never judged. Reported as the executor reports a failed spawn.
   const missing = plan.programs.findIndex((p) => p === undefined);
@@ -133,11 +140,16 @@ async function execute(deps: CommandDeps, call: CallContext, request: CommandReq
     ...(request.stdin !== undefined && { stdin: request.stdin }),
     ...(plan.stdinFile && { stdinFile: plan.stdinFile.real }),
     ...(plan.stdoutFile && { stdoutFile: { path: plan.stdoutFile.target.real, append: plan.stdoutFile.append } }),
+    // Redirects are re-confined when opened, after the approval wait and the queue (issue 12).
+    pathGuard: guardFor(policy),
     timeoutMs: plan.timeoutMs,
     outputLimitBytes: policy.outputLimitBytes,
     ...(call.signal && { signal: call.signal }),
     ...(call.onProgress && { onProgress: call.onProgress }),
   });
+  const undone = finishWatch?.();
+  if (undone) note.undone = undone;
+  const warning = [isolation.warning, undone].filter(Boolean).join(' ') || undefined;
   return {
     outcome: result.outcome,
     exitCode: result.exitCode,
@@ -153,7 +165,7 @@ async function execute(deps: CommandDeps, call: CallContext, request: CommandReq
     approvalMs: gated.waitedMs,
     isolation: isolation.kind,
     ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
-    ...(isolation.warning && { warning: isolation.warning }),
+    ...(warning && { warning }),
     ...(result.error && { error: result.error }),
   };
 }

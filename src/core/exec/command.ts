@@ -5,7 +5,7 @@ import type { Readable, Stream } from 'node:stream';
 import { BoundedCapture } from './capture';
 import { killLeftoverGroups, killProcessTrees } from './kill';
 import { RUN_MARKER_NAME } from './processes';
-import { openStdinFile, openStdoutFile } from './redirects';
+import { holdWorkingDirectory, openStdinFile, openStdoutFile } from './redirects';
 import type { ExecOutcome, ExecResult, ExecSpec, StageStatus } from './types';
 
 /**
@@ -86,11 +86,18 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
 
   let stdinFd: number | undefined;
   let stdoutFd: number | undefined;
+  let workdir: ReturnType<typeof holdWorkingDirectory>;
   try {
-    if (spec.stdinFile !== undefined) stdinFd = openStdinFile(spec.stdinFile);
-    if (spec.stdoutFile !== undefined) stdoutFd = openStdoutFile(spec.stdoutFile.path, spec.stdoutFile.append);
+    workdir = holdWorkingDirectory(spec.cwd, spec.pathGuard);
+  } catch (e) {
+    return settled(errorResult((e as Error).message, startedAt));
+  }
+  try {
+    if (spec.stdinFile !== undefined) stdinFd = openStdinFile(spec.stdinFile, spec.pathGuard);
+    if (spec.stdoutFile !== undefined) stdoutFd = openStdoutFile(spec.stdoutFile.path, spec.stdoutFile.append, spec.pathGuard);
   } catch (e) {
     if (stdinFd !== undefined) fs.closeSync(stdinFd);
+    workdir.release();
     return settled(errorResult((e as Error).message, startedAt));
   }
 
@@ -104,7 +111,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       const stdout: StdioEntry = last && stdoutFd !== undefined ? stdoutFd : 'pipe';
       // fd 3 is a "lifeline": every descendant inherits it unless it closes it, so the stage's 'close' waits
       // for an escaped (setsid) process that keeps it, and the normal-exit path notices it without a /proc scan.
-      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe']);
+      // fd 4 (WORKDIR_FD) is the checked working directory, for launchers that change directory themselves.
+      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe', ...(workdir.fd !== undefined ? [workdir.fd] : [])]);
       stages.push(stage);
       // The next stage (or nobody) holds the pipe now; the parent's copy would keep it open and, read by us,
       // would steal the data. Destroyed synchronously, before the event loop could read a single byte.
@@ -117,6 +125,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   } finally {
     if (stdinFd !== undefined) fs.closeSync(stdinFd);
     if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
+    workdir.release();
   }
 
   function spawnStage(s: ExecSpec, index: number, childEnv: Record<string, string>, stdio: StdioOptions): Stage {
@@ -125,7 +134,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     try {
       const child = spawn(file, [...args], {
         ...(argv0 !== undefined && { argv0 }),
-        cwd: s.cwd,
+        cwd: workdir.path,
         env: childEnv,
         stdio,
         shell: false,

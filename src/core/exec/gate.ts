@@ -22,6 +22,11 @@ export class ConcurrencyGate {
     return this.waiting.length;
   }
 
+  /** True when `acquire` would have to wait (every slot is taken, or others are already waiting). */
+  get wouldWait(): boolean {
+    return this.running >= this.limit || this.waiting.length > 0;
+  }
+
   /** Takes effect for calls that start from now on; running ones are never interrupted. */
   setLimit(limit: number): void {
     ConcurrencyGate.check(limit);

@@ -1,40 +1,82 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { bareGuard, type PathGuard } from '../paths/guard';
+import { procFdWorks } from '../paths/fdpath';
+import { openForRead, openForWrite } from '../paths/open';
+import { walk } from '../paths/walk';
 
 /**
- * Opening the redirect targets of a call. The paths were confined by the caller; here we make sure the open
- * itself cannot be redirected: O_NOFOLLOW refuses a symlink swapped in at the last component after the check,
- * O_NONBLOCK keeps a FIFO planted in the workspace from blocking the whole server inside open(), and anything
- * that is not a regular file (FIFO, device, directory) is refused.
+ * Opening the redirect targets of a call, at the moment of use (after the approval wait and the queue). The
+ * path was decided as a REAL path inside the root; here it is re-confined from a descriptor of the root, one
+ * component at a time with O_NOFOLLOW (a symbolic link anywhere on it now means it changed: refused), the
+ * opened object is checked by fstat (a regular file; a FIFO, socket or device is looked at through O_PATH and
+ * never opened, so it cannot block the server), and the one list of hidden / read-only / protected paths and
+ * the hard-link rule are applied to what is really there (src/core/paths/guard.ts).
  */
 
-const C = fs.constants;
-const NOFOLLOW = C.O_NOFOLLOW ?? 0;
-const NONBLOCK = C.O_NONBLOCK ?? 0;
-
-export function openStdinFile(path: string): number {
-  return openRegular(path, C.O_RDONLY | NOFOLLOW | NONBLOCK, 'input');
+/** Without a guard (unit tests of the executor) the walk starts at "/" with no lists: still no link followed. */
+function guardOrBare(guard: PathGuard | undefined): PathGuard {
+  return guard ?? bareGuard(path.parse(process.cwd()).root);
 }
 
-export function openStdoutFile(path: string, append: boolean): number {
-  const flags = C.O_WRONLY | C.O_CREAT | (append ? C.O_APPEND : C.O_TRUNC) | NOFOLLOW | NONBLOCK;
-  return openRegular(path, flags, 'output', 0o644);
+function options(g: PathGuard, file: string, what: string) {
+  return { what, refuseLinks: true, expectRelative: path.relative(g.root, path.resolve(g.root, file)).split(path.sep).join('/') || '.' };
 }
 
-function openRegular(path: string, flags: number, role: string, mode?: number): number {
-  let fd: number;
+export function openStdinFile(file: string, guard?: PathGuard): number {
+  const g = guardOrBare(guard);
+  return prefixed('input', file, () => openForRead(g, file, options(g, file, 'input redirect')).fd);
+}
+
+export function openStdoutFile(file: string, append: boolean, guard?: PathGuard): number {
+  const g = guardOrBare(guard);
+  return prefixed('output', file, () => openForWrite(g, file, append, options(g, file, 'output redirect')).fd);
+}
+
+function prefixed(role: string, file: string, open: () => number): number {
   try {
-    fd = fs.openSync(path, flags, mode);
+    return open();
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ELOOP' ? 'it is a symbolic link' : code === 'ENXIO' ? 'it is a FIFO' : (e as Error).message;
-    throw new Error(`cannot open ${role} file ${path}: ${why}`);
+    throw new Error(`cannot open ${role} file ${file}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Descriptor number at which every stage receives its working directory (an O_PATH descriptor of the folder
+ * that was checked). A launcher that changes directory BY PATH after it starts (bubblewrap re-resolves its
+ * cwd after pivot_root) is given `--chdir /proc/self/fd/4` instead, so a folder swapped for a link meanwhile is
+ * never followed (src/core/isolation/contain.ts).
+ */
+export const WORKDIR_FD = 4;
+
+const O_PATH_DIR = (procFdWorks() ? 0o10000000 : fs.constants.O_RDONLY) | (fs.constants.O_DIRECTORY ?? 0);
+
+/**
+ * The working directory, held by descriptor from the root to the spawn: the child starts in exactly the folder
+ * that was checked (`/proc/self/fd/N` is resolved by the child before exec, to the same inode), so a folder
+ * swapped for a link to elsewhere meanwhile is refused instead of followed. Elsewhere (no /proc) the path is
+ * re-checked the same way and used by name. `fd` is handed to every stage as WORKDIR_FD.
+ */
+export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined): { path: string; fd: number | undefined; release: () => void } {
+  if (!guard) {
+    // Unit tests of the executor: no root to confine to, but launchers still expect WORKDIR_FD.
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(cwd, O_PATH_DIR);
+    } catch {
+      fd = undefined; // the spawn reports the missing folder
+    }
+    return { path: cwd, fd, release: () => fd !== undefined && fs.closeSync(fd) };
+  }
+  let w: ReturnType<typeof walk>;
   try {
-    if (!fs.fstatSync(fd).isFile()) throw new Error(`cannot open ${role} file ${path}: it is not a regular file`);
+    w = walk(guard.root, cwd, { followFinal: true, refuseLinks: true, what: 'working directory' });
   } catch (e) {
-    fs.closeSync(fd);
-    throw e;
+    throw new Error(`cannot use the working directory ${cwd}: ${(e as Error).message}`);
   }
-  // O_NONBLOCK has no effect on regular files, so the child reads and writes them normally.
-  return fd;
+  if (!w.entry?.st.isDirectory() || w.entry.fd === undefined) {
+    w.close();
+    throw new Error(`cannot use the working directory ${cwd}: it is not a folder now`);
+  }
+  return { path: procFdWorks() ? `/proc/self/fd/${w.entry.fd}` : w.real, fd: w.entry.fd, release: () => w.close() };
 }

@@ -1,3 +1,5 @@
+import type { PathGuard } from '../paths/guard';
+
 /** One program of a pipeline, as it will be spawned (after any sandbox wrapping). Never a shell string. */
 export interface ExecStage {
   readonly file: string;
@@ -25,6 +27,11 @@ export interface ExecSpec {
   readonly stdinFile?: string;
   /** Absolute path (already confined) that receives the last stage's stdout instead of the capture. */
   readonly stdoutFile?: { readonly path: string; readonly append: boolean };
+  /**
+   * Re-confines the redirect files when they are opened (root, hidden / read-only / protected paths). Without
+   * it the walk starts at "/" with no lists (symbolic links are still refused on every component).
+   */
+  readonly pathGuard?: PathGuard;
   readonly timeoutMs: number;
   /** Captured bytes per stream; past it the command is stopped and the kept prefix returned. */
   readonly outputLimitBytes: number;

@@ -1,9 +1,9 @@
-import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { ToolError } from '../errors';
-import { atomicWrite } from './atomicWrite';
-import { writeBackup } from './backup';
+import { guardFor } from '../paths/guard';
 import { diffHasChanges, unifiedDiff } from './diffText';
-import { locateFile, readInside, relativeTo } from './locate';
+import { planChangeable, readRegular, removeAt, writeAt, type Seen } from './fdops';
+import { locateFile } from './locate';
 import { runFileChange } from './pipeline';
 import { decodeText, MAX_TEXT_FILE_BYTES } from './text';
 import type { FileCall, FileDeps, FileResult } from './types';
@@ -13,22 +13,25 @@ export type TextTransform = (original: string, signal?: AbortSignal) => string |
 
 /**
  * The shared edit transaction of editFile, applyPatch and replaceInFile:
- * 1. compute the proposed text from the current text (sed / patch / replace) — nothing on disk changes;
+ * 1. read the file by descriptor, recording its identity and bytes, and compute the proposed text;
  * 2. build the unified diff of exactly those two strings and let the approver see it;
- * 3. check the file still holds the bytes the diff was made from (else: nothing written);
- * 4. reserve the next numbered backup `file.bkN` exclusively and fill it with the old bytes;
- * 5. atomically replace the file with the proposed bytes, keeping its permission bits;
+ * 3. re-walk the path by descriptor: the file must still be that identity with those bytes (else: nothing);
+ * 4. reserve the next numbered backup `file.bkN` in the same folder (O_EXCL, by descriptor), fill it;
+ * 5. atomically replace the file (temp + rename in the checked folder), keeping its permission bits but never
+ *    setuid/setgid;
  * 6. with `editDeleteBackup`, remove the backup.
  * A failure before step 4 leaves no backup; a failure in step 5 keeps the backup for recovery.
  */
 export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transform: TextTransform): Promise<FileResult> {
   return runFileChange(deps, call, () => {
     const policy = deps.policy();
+    const g = guardFor(policy);
     const target = locateFile(policy.root, file);
     if (target.stats.size > MAX_TEXT_FILE_BYTES) {
       throw new ToolError('BAD_REQUEST', `"${target.relative}" is ${target.stats.size} bytes, more than an edit loads (${MAX_TEXT_FILE_BYTES}).`, 'edit.too-large');
     }
-    let originalBytes: Buffer;
+    planChangeable(g, target);
+    let seen: Seen;
     let original: string;
     let proposed: string;
     return {
@@ -36,8 +39,8 @@ export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transf
       targets: [target],
       files: [target.relative],
       preview: async () => {
-        originalBytes = readInside(policy.root, target.real);
-        original = decodeText(originalBytes, target.relative);
+        seen = readRegular(g, target.real, { decided: true, maxBytes: MAX_TEXT_FILE_BYTES }).seen;
+        original = decodeText(seen.bytes, target.relative);
         proposed = await transform(original, call.signal);
         const diff = unifiedDiff(target.relative, original, proposed);
         return { diff, original, proposed, unchanged: proposed === original };
@@ -45,27 +48,23 @@ export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transf
       apply: (preview) => {
         const diff = preview.diff!;
         if (proposed === original) {
-          return { message: `No change: the edit leaves "${target.relative}" as it is; nothing was written and no backup was made.`, diff, changed: false, bytes: originalBytes.length };
+          return { message: `No change: the edit leaves "${target.relative}" as it is; nothing was written and no backup was made.`, diff, changed: false, bytes: seen.bytes.length };
         }
-        const now = readInside(policy.root, target.real);
-        if (!now.equals(originalBytes)) {
-          throw new ToolError('IO_ERROR', `"${target.relative}" changed after the diff was made; nothing was written. Run the edit again.`, 'edit.changed-meanwhile');
-        }
-        const mode = fs.statSync(target.real).mode;
-        const backupReal = writeBackup(target.real, originalBytes, mode);
-        const backup = relativeTo(policy.root, backupReal);
         const newBytes = Buffer.from(proposed, 'utf8');
+        let written: { backup?: string };
         try {
-          atomicWrite({ root: policy.root, target: target.real, mode: mode & 0o7777 }, newBytes);
+          written = writeAt(g, target.real, newBytes, { what: 'file', expect: { kind: 'same', seen }, mode: seen.mode, backup: true });
         } catch (e) {
           const err = e as ToolError;
-          throw new ToolError(err.code ?? 'IO_ERROR', `${err.message} The file was not changed; the backup "${backup}" is kept.`, err.rule);
+          if (err.rule === 'write.changed-meanwhile') throw new ToolError('IO_ERROR', `"${target.relative}" changed after the diff was made; nothing was written. Run the edit again.`, 'edit.changed-meanwhile');
+          throw e;
         }
+        const backup = path.posix.join(path.posix.dirname(target.relative), written.backup!);
         let backupDeleted = false;
         let note = `backup "${backup}"`;
         if (policy.editDeleteBackup) {
           try {
-            fs.unlinkSync(backupReal);
+            removeAt(g, path.join(path.dirname(target.real), written.backup!), 'file');
             backupDeleted = true;
             note = `backup "${backup}" deleted (editDeleteBackup)`;
           } catch (e) {

@@ -1,6 +1,5 @@
-import * as fs from 'node:fs';
-import { ToolError } from '../errors';
-import { locateExisting } from './locate';
+import { guardFor } from '../paths/guard';
+import { listAt } from './fdops';
 import { runFileRead } from './pipeline';
 import type { FileCall, FileDeps, FileResult } from './types';
 
@@ -9,15 +8,13 @@ export const MAX_LIST_ENTRIES = 2000;
 
 /**
  * listFiles: one folder's entries, sorted by code point (stable across locales), folders with a trailing `/`
- * and symbolic links with a trailing `@` (so a link is never mistaken for what it points to).
+ * and symbolic links with a trailing `@` (so a link is never mistaken for what it points to). The folder is
+ * found and read through one descriptor walk (a hidden folder is refused).
  */
 export function listFilesTool(deps: FileDeps, call: FileCall, input: { readonly path?: string }): Promise<FileResult> {
   return runFileRead(deps, call, () => {
-    const root = deps.policy().root;
-    const dir = locateExisting(root, input.path ?? '.', 'folder');
-    if (!dir.stats.isDirectory()) throw new ToolError('BAD_REQUEST', `"${dir.relative}" is not a folder.`, 'list.not-folder');
-    const names = fs
-      .readdirSync(dir.real, { withFileTypes: true })
+    const dir = listAt(guardFor(deps.policy()), input.path ?? '.');
+    const names = dir.entries
       .map((d) => d.name + (d.isDirectory() ? '/' : d.isSymbolicLink() ? '@' : ''))
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const truncated = names.length > MAX_LIST_ENTRIES;

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
-import { isInside, resolveInside, type ResolvedPath } from '../paths/confine';
+import { resolveInside, type ResolvedPath } from '../paths/confine';
 
 /**
- * Path lookups shared by the file tools, on top of resolveInside (realpath based: a symlink that leads out of the
- * workspace is outside). Reads go through `readInside`, which opens first and checks afterwards that the file
- * opened is the one inside the root, so a path swapped for a link between check and open is not followed.
+ * Plan-time lookups shared by the file tools (a decision by name, realpath based: a symlink that leads out of
+ * the workspace is outside). Nothing is read or written through these: every use goes through fdops, which
+ * walks the decided path again by descriptor.
  */
 
 export interface Located extends ResolvedPath {
@@ -34,38 +34,6 @@ export function isLinkAsGiven(root: string, p: string): boolean {
     return fs.lstatSync(path.resolve(root, p)).isSymbolicLink();
   } catch {
     return false;
-  }
-}
-
-const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
-
-/** Reads a file that was resolved inside the root, refusing it if it was swapped for something else meanwhile. */
-export function readInside(root: string, real: string): Buffer {
-  let fd: number;
-  try {
-    fd = fs.openSync(real, fs.constants.O_RDONLY | O_NOFOLLOW);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw new ToolError('PATH_OUTSIDE_ROOT', `"${path.basename(real)}" became a symbolic link; it is not followed.`, 'path.swapped');
-    if (code === 'ENOENT') throw new ToolError('PATH_NOT_FOUND', `"${path.basename(real)}" no longer exists.`, 'path.not-found');
-    throw new ToolError('IO_ERROR', `Cannot open "${path.basename(real)}": ${(e as Error).message}`, 'read.io');
-  }
-  try {
-    const opened = fs.fstatSync(fd);
-    let again: string;
-    try {
-      again = fs.realpathSync.native(real);
-    } catch {
-      again = '';
-    }
-    const still = again ? fs.statSync(again) : undefined;
-    if (again !== real || !isInside(root, again) || !still || still.ino !== opened.ino || still.dev !== opened.dev) {
-      throw new ToolError('PATH_OUTSIDE_ROOT', `"${path.basename(real)}" changed while it was being opened; it was not read.`, 'path.swapped');
-    }
-    if (!opened.isFile()) throw new ToolError('BAD_REQUEST', `"${path.basename(real)}" is not a regular file.`, 'path.not-regular');
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

@@ -2,9 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
 import { resolveInside, type ResolvedPath } from '../paths/confine';
-import { atomicWrite, checkFolder, lstatOrUndefined } from './atomicWrite';
+import { guardFor, type PathGuard } from '../paths/guard';
+import { closeQuietly, idOf } from '../paths/fdpath';
+import { openForRead } from '../paths/open';
 import { unifiedDiff } from './diffText';
-import { isLinkAsGiven, locateExisting, locateFile, readInside } from './locate';
+import { metaOf, mkdirAt, moveAt, planChangeable, readRegular, removeAt, writeAt, type Expect, type Seen, type SeenMeta } from './fdops';
+import { isLinkAsGiven, locateExisting, locateFile } from './locate';
 import { runFileChange, type ChangePreview } from './pipeline';
 import { tryDecodeText } from './text';
 import type { FileCall, FileDeps, FileResult } from './types';
@@ -12,30 +15,46 @@ import type { FileCall, FileDeps, FileResult } from './types';
 /**
  * copyFile, moveRenameFile, deleteFile, mkdir, rmdir — as in cmdshellmcp's newest version: regular files only
  * for copy/move/delete, empty folders only for rmdir, nothing overwritten unless asked. A path that IS a symbolic
- * link is refused for move and delete (the link, not its target, would be what the agent meant, and guessing is
- * how data gets lost); links that lead outside the workspace are refused everywhere by resolveInside.
+ * link is refused for move and delete. Paths are decided by name (resolveInside) and used by descriptor
+ * (fdops): the identity the plan or preview saw must still be there when the change is applied.
  */
 
 /** Text previews are only built for files up to this size (the approver shows them). */
 const PREVIEW_BYTES = 1024 * 1024;
 
-function textPreview(root: string, real: string, size: number): string | undefined {
-  if (size > PREVIEW_BYTES) return undefined;
-  return tryDecodeText(readInside(root, real));
+/** What the preview saw of a file: its bytes (small text files) or only its identity. */
+type Look = { seen: Seen; text: string | undefined } | { meta: SeenMeta };
+
+function look(g: PathGuard, real: string, what: string): Look {
+  const meta = metaOf(g, real, what);
+  if (meta.size > PREVIEW_BYTES) return { meta };
+  const { seen } = readRegular(g, real, { decided: true, what });
+  return { seen, text: tryDecodeText(seen.bytes) };
+}
+
+function expectOf(l: Look): Expect {
+  return 'seen' in l ? { kind: 'same', seen: l.seen } : { kind: 'identity', id: l.meta.id };
 }
 
 function refuseLink(root: string, given: string, what: string, tool: string): void {
   if (isLinkAsGiven(root, given)) throw new ToolError('BAD_REQUEST', `The ${what} "${given}" is a symbolic link; ${tool} works on regular files only.`, 'path.is-link');
 }
 
-function destination(root: string, p: string, overwrite: boolean): { dest: ResolvedPath; replaces: boolean } {
-  const dest = resolveInside(root, p, { what: 'destination' });
+function destination(g: PathGuard, p: string, overwrite: boolean): { dest: ResolvedPath; replaces: boolean } {
+  const dest = resolveInside(g.root, p, { what: 'destination' });
   if (dest.danglingLink) throw new ToolError('BAD_REQUEST', `The destination "${p}" is a symbolic link to a missing file; it is not written through.`, 'path.dangling-link');
   const st = dest.exists ? fs.statSync(dest.real) : undefined;
   if (st?.isDirectory()) throw new ToolError('BAD_REQUEST', `The destination "${dest.relative}" is a folder; give the full new file name.`, 'dest.is-folder');
   if (st && !st.isFile()) throw new ToolError('BAD_REQUEST', `The destination "${dest.relative}" is not a regular file.`, 'dest.not-regular');
   if (st && !overwrite) throw new ToolError('IO_ERROR', `The destination "${dest.relative}" already exists; pass overwrite: true to replace it.`, 'dest.exists');
-  if (!lstatOrUndefined(path.dirname(dest.real))) throw new ToolError('PATH_NOT_FOUND', `The folder of "${dest.relative}" does not exist; create it with mkdir first.`, 'dest.no-folder');
+  let folder = false;
+  try {
+    folder = fs.lstatSync(path.dirname(dest.real)).isDirectory();
+  } catch {
+    folder = false;
+  }
+  if (!folder) throw new ToolError('PATH_NOT_FOUND', `The folder of "${dest.relative}" does not exist; create it with mkdir first.`, 'dest.no-folder');
+  planChangeable(g, dest);
   return { dest, replaces: st !== undefined };
 }
 
@@ -45,23 +64,40 @@ function sameFile(a: ResolvedPath, b: ResolvedPath): void {
 
 export function copyFileTool(deps: FileDeps, call: FileCall, input: { source: string; destination: string; overwrite?: boolean }): Promise<FileResult> {
   return runFileChange(deps, call, () => {
-    const { root } = deps.policy();
+    const g = guardFor(deps.policy());
+    const { root } = g;
     const src = locateFile(root, input.source, 'source');
-    const { dest, replaces } = destination(root, input.destination, input.overwrite === true);
+    const { dest, replaces } = destination(g, input.destination, input.overwrite === true);
     sameFile(src, dest);
+    let srcLook: Look;
+    let destLook: Look | undefined;
     return {
       kind: 'copy',
       targets: [dest],
       files: [src.relative, dest.relative],
       preview: (): ChangePreview => {
-        const proposed = textPreview(root, src.real, src.stats.size);
-        const original = replaces ? textPreview(root, dest.real, fs.statSync(dest.real).size) : '';
+        srcLook = look(g, src.real, 'source');
+        destLook = replaces ? look(g, dest.real, 'destination') : undefined;
+        const proposed = 'seen' in srcLook ? srcLook.text : undefined;
+        const original = destLook === undefined ? '' : 'seen' in destLook ? destLook.text : undefined;
         if (proposed === undefined || original === undefined) return {};
         return { diff: unifiedDiff(dest.relative, original, proposed, { created: !replaces }), proposed, ...(replaces && { original }) };
       },
       apply: (preview) => {
-        atomicWrite({ root, target: dest.real, exclusive: !replaces, mode: src.stats.mode & 0o777 }, { copyFrom: src.real });
-        return { message: `Copied "${src.relative}" to "${dest.relative}" (${src.stats.size} bytes${replaces ? ', replacing it' : ''}).`, bytes: src.stats.size, changed: true, ...(preview.diff !== undefined && { diff: preview.diff }) };
+        // The source is opened by descriptor and must still be what the preview saw; its bytes are copied
+        // from that descriptor, so a source swapped for a link to a hidden file afterwards is never read.
+        const source = openForRead(g, src.real, { what: 'source', refuseLinks: true });
+        try {
+          const srcExpect = expectOf(srcLook);
+          const id = idOf(source.st);
+          if (id !== (srcExpect.kind === 'same' ? srcExpect.seen.id : (srcExpect as { id: string }).id) || (srcExpect.kind === 'same' && !fs.readFileSync(source.fd).equals(srcExpect.seen.bytes))) {
+            throw new ToolError('IO_ERROR', `The source "${src.relative}" changed after the diff was made; nothing was copied.`, 'copy.changed-meanwhile');
+          }
+          writeAt(g, dest.real, { fromFd: source.fd }, { what: 'destination', expect: destLook ? expectOf(destLook) : { kind: 'absent' }, mode: Number(source.st.mode) & 0o777 });
+          return { message: `Copied "${src.relative}" to "${dest.relative}" (${source.st.size} bytes${replaces ? ', replacing it' : ''}).`, bytes: Number(source.st.size), changed: true, ...(preview.diff !== undefined && { diff: preview.diff }) };
+        } finally {
+          closeQuietly(source.fd);
+        }
       },
     };
   });
@@ -69,36 +105,23 @@ export function copyFileTool(deps: FileDeps, call: FileCall, input: { source: st
 
 export function moveRenameFileTool(deps: FileDeps, call: FileCall, input: { source: string; destination: string; overwrite?: boolean }): Promise<FileResult> {
   return runFileChange(deps, call, () => {
-    const { root } = deps.policy();
+    const g = guardFor(deps.policy());
+    const { root } = g;
     refuseLink(root, input.source, 'source', 'moveRenameFile');
     const src = locateFile(root, input.source, 'source');
-    const { dest, replaces } = destination(root, input.destination, input.overwrite === true);
+    const { dest, replaces } = destination(g, input.destination, input.overwrite === true);
     sameFile(src, dest);
+    planChangeable(g, src);
+    const srcMeta = metaOf(g, src.real, 'source');
+    const destMeta = replaces ? metaOf(g, dest.real, 'destination') : undefined;
     return {
       kind: 'move',
       // The source disappears and the destination appears: both must be changeable.
       targets: [src, dest],
       files: [src.relative, dest.relative],
       apply: () => {
-        checkFolder(root, path.dirname(src.real), src.real);
-        checkFolder(root, path.dirname(dest.real), dest.real);
-        if (lstatOrUndefined(src.real)?.isFile() !== true) throw new ToolError('IO_ERROR', `"${src.relative}" changed before it could be moved; nothing was moved.`, 'move.changed');
-        if (replaces) {
-          fs.renameSync(src.real, dest.real);
-        } else {
-          // link + unlink: fails with EEXIST instead of replacing a destination that appeared meanwhile.
-          try {
-            fs.linkSync(src.real, dest.real);
-          } catch (e) {
-            const code = (e as NodeJS.ErrnoException).code;
-            if (code === 'EEXIST') throw new ToolError('IO_ERROR', `The destination "${dest.relative}" appeared meanwhile; nothing was moved.`, 'dest.exists');
-            if (lstatOrUndefined(dest.real)) throw new ToolError('IO_ERROR', `The destination "${dest.relative}" already exists; nothing was moved.`, 'dest.exists');
-            fs.renameSync(src.real, dest.real); // filesystems without hard links
-            return { message: `Moved "${src.relative}" to "${dest.relative}".`, changed: true, bytes: src.stats.size };
-          }
-          fs.unlinkSync(src.real);
-        }
-        return { message: `Moved "${src.relative}" to "${dest.relative}"${replaces ? ' (replacing it)' : ''}.`, changed: true, bytes: src.stats.size };
+        moveAt(g, src.real, dest.real, { overwrite: replaces, expectSrcId: srcMeta.id, ...(destMeta && { expectDestId: destMeta.id }) });
+        return { message: `Moved "${src.relative}" to "${dest.relative}"${replaces ? ' (replacing it)' : ''}.`, changed: true, bytes: srcMeta.size };
       },
     };
   });
@@ -106,23 +129,29 @@ export function moveRenameFileTool(deps: FileDeps, call: FileCall, input: { sour
 
 export function deleteFileTool(deps: FileDeps, call: FileCall, input: { file: string }): Promise<FileResult> {
   return runFileChange(deps, call, () => {
-    const { root } = deps.policy();
+    const g = guardFor(deps.policy());
+    const { root } = g;
     refuseLink(root, input.file, 'file', 'deleteFile');
     const target = locateFile(root, input.file);
+    planChangeable(g, target);
+    let l: Look = { meta: metaOf(g, target.real) };
     return {
       kind: 'delete',
       targets: [target],
       files: [target.relative],
       preview: (): ChangePreview => {
-        const original = textPreview(root, target.real, target.stats.size);
-        if (original === undefined) return {};
-        return { diff: unifiedDiff(target.relative, original, '', { deleted: true }), original, proposed: '' };
+        l = look(g, target.real, 'file');
+        if (!('seen' in l) || l.text === undefined) return {};
+        return { diff: unifiedDiff(target.relative, l.text, '', { deleted: true }), original: l.text, proposed: '' };
       },
       apply: (preview) => {
-        checkFolder(root, path.dirname(target.real), target.real);
-        if (lstatOrUndefined(target.real)?.isFile() !== true) throw new ToolError('IO_ERROR', `"${target.relative}" changed before it could be deleted; nothing was deleted.`, 'delete.changed');
-        fs.unlinkSync(target.real);
-        return { message: `Deleted "${target.relative}" (${target.stats.size} bytes).`, changed: true, bytes: target.stats.size, ...(preview.diff !== undefined && { diff: preview.diff }) };
+        const id = 'seen' in l ? l.seen.id : l.meta.id;
+        if ('seen' in l && !readRegular(g, target.real, { decided: true }).bytes.equals(l.seen.bytes)) {
+          throw new ToolError('IO_ERROR', `"${target.relative}" changed after the diff was made; nothing was deleted.`, 'delete.changed');
+        }
+        removeAt(g, target.real, 'file', id);
+        const size = 'seen' in l ? l.seen.bytes.length : l.meta.size;
+        return { message: `Deleted "${target.relative}" (${size} bytes).`, changed: true, bytes: size, ...(preview.diff !== undefined && { diff: preview.diff }) };
       },
     };
   });
@@ -130,9 +159,10 @@ export function deleteFileTool(deps: FileDeps, call: FileCall, input: { file: st
 
 export function mkdirTool(deps: FileDeps, call: FileCall, input: { path: string; parents?: boolean }): Promise<FileResult> {
   return runFileChange(deps, call, () => {
-    const { root } = deps.policy();
-    const target = resolveInside(root, input.path, { what: 'folder' });
+    const g = guardFor(deps.policy());
+    const target = resolveInside(g.root, input.path, { what: 'folder' });
     if (target.danglingLink) throw new ToolError('BAD_REQUEST', `"${input.path}" is a symbolic link to a missing folder; it is not followed.`, 'path.dangling-link');
+    planChangeable(g, target);
     if (target.exists) {
       if (input.parents && fs.statSync(target.real).isDirectory()) {
         // Like `mkdir -p`: an existing folder is success, but still judged (so .git/… is refused either way).
@@ -140,7 +170,13 @@ export function mkdirTool(deps: FileDeps, call: FileCall, input: { path: string;
       }
       throw new ToolError('IO_ERROR', `"${target.relative}" already exists.`, 'mkdir.exists');
     }
-    if (!input.parents && !lstatOrUndefined(path.dirname(target.real))) {
+    let parentThere = false;
+    try {
+      parentThere = fs.lstatSync(path.dirname(target.real)).isDirectory();
+    } catch {
+      parentThere = false;
+    }
+    if (!input.parents && !parentThere) {
       throw new ToolError('PATH_NOT_FOUND', `The parent of "${target.relative}" does not exist; pass parents: true to create it too.`, 'mkdir.no-parent');
     }
     return {
@@ -148,9 +184,10 @@ export function mkdirTool(deps: FileDeps, call: FileCall, input: { path: string;
       targets: [target],
       files: [target.relative],
       apply: () => {
-        fs.mkdirSync(target.real, { recursive: input.parents === true });
-        // Re-check after creation: had a parent been swapped for a link meanwhile, the folder would be elsewhere.
-        checkFolder(root, target.real, target.real);
+        // By descriptor from the root: every folder is created inside the folder that was checked, so a parent
+        // swapped for a link meanwhile makes the walk fail instead of creating anything outside.
+        const made = mkdirAt(g, target.real, input.parents === true);
+        if (!made.created) return { message: `"${target.relative}" already exists.`, changed: false };
         return { message: `Created the folder "${target.relative}".`, changed: true };
       },
     };
@@ -159,10 +196,12 @@ export function mkdirTool(deps: FileDeps, call: FileCall, input: { path: string;
 
 export function rmdirTool(deps: FileDeps, call: FileCall, input: { path: string }): Promise<FileResult> {
   return runFileChange(deps, call, () => {
-    const { root } = deps.policy();
+    const g = guardFor(deps.policy());
+    const { root } = g;
     refuseLink(root, input.path, 'folder', 'rmdir');
     const target = locateExisting(root, input.path, 'folder');
     if (!target.stats.isDirectory()) throw new ToolError('BAD_REQUEST', `"${target.relative}" is not a folder (use deleteFile for files).`, 'rmdir.not-folder');
+    planChangeable(g, target);
     const entries = fs.readdirSync(target.real);
     if (entries.length > 0) throw new ToolError('BAD_REQUEST', `The folder "${target.relative}" is not empty (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}); rmdir removes empty folders only.`, 'rmdir.not-empty');
     return {
@@ -170,14 +209,7 @@ export function rmdirTool(deps: FileDeps, call: FileCall, input: { path: string 
       targets: [target],
       files: [target.relative],
       apply: () => {
-        checkFolder(root, target.real, target.real);
-        try {
-          fs.rmdirSync(target.real); // fails (ENOTEMPTY) if something appeared meanwhile: never recursive
-        } catch (e) {
-          const code = (e as NodeJS.ErrnoException).code;
-          if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new ToolError('BAD_REQUEST', `The folder "${target.relative}" is no longer empty; nothing was removed.`, 'rmdir.not-empty');
-          throw e;
-        }
+        removeAt(g, target.real, 'folder');
         return { message: `Removed the empty folder "${target.relative}".`, changed: true };
       },
     };

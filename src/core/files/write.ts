@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
 import { resolveInside } from '../paths/confine';
-import { atomicWrite, lstatOrUndefined } from './atomicWrite';
+import { guardFor } from '../paths/guard';
 import { unifiedDiff } from './diffText';
-import { readInside } from './locate';
+import { metaOf, planChangeable, readRegular, writeAt, type Seen } from './fdops';
 import { runFileChange } from './pipeline';
 import { detectLineEnding, tryDecodeText } from './text';
 import type { FileCall, FileDeps, FileResult } from './types';
@@ -21,31 +21,41 @@ export interface WriteFileInput {
 
 /**
  * writeFile: the whole new content (or the old content plus the text, when appending) is previewed as a diff and
- * written atomically (temp + rename; a new file is linked into place and never replaces one that appeared).
- * A symbolic link is never written through to something outside; a dangling link inside is refused.
+ * written atomically by descriptor (temp + rename in the checked folder; a new file is linked into place and
+ * never replaces one that appeared). The preview records the identity and bytes it diffed; the write is refused
+ * when the file is no longer exactly that (fdops.writeAt).
  */
 export function writeFileTool(deps: FileDeps, call: FileCall, input: WriteFileInput): Promise<FileResult> {
   return runFileChange(deps, call, () => {
-    const { root } = deps.policy();
+    const policy = deps.policy();
+    const { root } = policy;
+    const g = guardFor(policy);
     const target = resolveInside(root, input.file, { what: 'file' });
     if (target.danglingLink) throw new ToolError('BAD_REQUEST', `"${input.file}" is a symbolic link to a missing file; it is not written through.`, 'write.dangling-link');
     if (input.text.includes('\0')) throw new ToolError('BAD_REQUEST', 'The text contains a NUL byte; writeFile writes text only.', 'write.nul');
     const existing = target.exists ? fs.statSync(target.real) : undefined;
     if (existing?.isDirectory()) throw new ToolError('BAD_REQUEST', `"${target.relative}" is a folder.`, 'write.is-folder');
     if (existing && !existing.isFile()) throw new ToolError('BAD_REQUEST', `"${target.relative}" is not a regular file.`, 'write.not-regular');
-    const folder = path.dirname(target.real);
-    const folderMissing = lstatOrUndefined(folder) === undefined;
+    planChangeable(g, target);
+    if (existing) metaOf(g, target.real);
+    let folderMissing: boolean;
+    try {
+      folderMissing = !fs.lstatSync(path.dirname(target.real)).isDirectory();
+    } catch {
+      folderMissing = true;
+    }
     if (folderMissing && !input.mkdirs) {
       throw new ToolError('PATH_NOT_FOUND', `The folder "${path.posix.dirname(target.relative)}" does not exist; pass mkdirs: true to create it.`, 'write.no-folder');
     }
-    let oldBytes: Buffer | undefined;
+    let seen: Seen | undefined;
     let newBytes: Buffer;
     return {
       kind: 'write',
       targets: [target],
       files: [target.relative],
       preview: () => {
-        oldBytes = existing ? readInside(root, target.real) : undefined;
+        seen = existing ? readRegular(g, target.real, { decided: true }).seen : undefined;
+        const oldBytes = seen?.bytes;
         const oldText = oldBytes ? tryDecodeText(oldBytes) : '';
         if (input.append && oldText === undefined) throw new ToolError('BAD_REQUEST', `"${target.relative}" is binary; text cannot be appended to it.`, 'write.append-binary');
         const ending = oldText ? detectLineEnding(oldText) : 'lf';
@@ -60,13 +70,12 @@ export function writeFileTool(deps: FileDeps, call: FileCall, input: WriteFileIn
         return { diff, proposed, ...(existing && { original: oldText }) };
       },
       apply: (preview) => {
-        if (existing) {
-          if (!readInside(root, target.real).equals(oldBytes!)) throw new ToolError('IO_ERROR', `"${target.relative}" changed after the diff was made; nothing was written.`, 'write.changed-meanwhile');
-          atomicWrite({ root, target: target.real }, newBytes);
-        } else {
-          if (folderMissing) fs.mkdirSync(folder, { recursive: true });
-          atomicWrite({ root, target: target.real, exclusive: true }, newBytes);
-        }
+        writeAt(g, target.real, newBytes, {
+          what: 'file',
+          expect: seen ? { kind: 'same', seen } : { kind: 'absent' },
+          ...(seen && { mode: seen.mode }),
+          mkdirs: folderMissing,
+        });
         const verb = !existing ? 'Created' : input.append ? 'Appended to' : 'Wrote';
         return { message: `${verb} "${target.relative}" (${newBytes.length} bytes).`, diff: preview.diff!, changed: true, bytes: newBytes.length };
       },

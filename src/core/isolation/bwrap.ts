@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { ExecStage } from '../exec/types';
 import { isInside } from '../paths/confine';
 import { checkContext, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
+import { scanProtected, type ProtectedScan } from './protectedScan';
 import type { Sandbox, SandboxContext } from './types';
 
 /**
@@ -23,6 +24,8 @@ export interface BwrapOptions {
   readonly disableUserns: boolean;
   /** How paths on disk are looked at; tests replace it. Returns the real path and its type, or undefined. */
   readonly lookup?: (p: string) => PathInfo | undefined;
+  /** Finds nested `.git` and protected-glob paths below the root; tests replace it. */
+  readonly scan?: (root: string, globs: readonly string[]) => ProtectedScan;
 }
 
 export interface PathInfo {
@@ -53,7 +56,7 @@ export function lookupPath(p: string): PathInfo | undefined {
  * The ordered mounts laid over the read-only system. Paths that do not exist are left out on purpose: bwrap
  * would CREATE the mount point, and inside a read-write workspace that would be a real directory on the host.
  */
-export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | undefined = lookupPath): MountEntry[] {
+export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | undefined = lookupPath, scan: BwrapOptions['scan'] = scanProtected): MountEntry[] {
   const wanted: { path: string; kind: MountKind }[] = [
     // Private, empty, writable: /tmp (shared sockets such as ssh-agent's and X11's live there) and /run (the
     // docker, D-Bus and systemd sockets: a read-only mount does not stop connect() on a Unix socket).
@@ -64,6 +67,13 @@ export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | u
   if (c.home && !isInside(c.root, c.home)) wanted.push({ path: c.home, kind: 'hide' });
   wanted.push({ path: c.root, kind: c.workspaceReadOnly ? 'ro' : 'rw' });
   if (!c.allowGitWrites) wanted.push({ path: path.join(c.root, '.git'), kind: 'ro' });
+  // Nested repositories' and submodules' .git (hooks there run later, outside the sandbox) unless git writes are
+  // allowed, and whatever a protected glob matches: read-only like the root .git.
+  if (!c.allowGitWrites || c.protectedPaths.length > 0) {
+    const found = scan(c.root, c.protectedPaths);
+    if (!c.allowGitWrites) for (const p of found.git) wanted.push({ path: p, kind: 'ro' });
+    for (const p of found.globbed) wanted.push({ path: p, kind: 'ro' });
+  }
   if (c.home && isInside(c.root, c.home)) {
     for (const e of SENSITIVE_HOME_ENTRIES) wanted.push({ path: path.join(c.home, e), kind: 'hide' });
   }
@@ -114,7 +124,7 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
     '--dev', '/dev', // null, zero, random, tty, pts, shm only: no disks, no /dev/kmsg
     '--proc', '/proc', // a procfs of the sandbox's own PID namespace: the host's processes are invisible
   ];
-  for (const e of mountPlan(c, opts.lookup)) args.push(...mountArgs(e));
+  for (const e of mountPlan(c, opts.lookup, opts.scan)) args.push(...mountArgs(e));
   args.push('--chdir', c.cwd, '--');
   if (opts.prlimitPath) {
     // prlimit runs INSIDE the namespaces, sets soft = hard limits on itself, then execs the command: nothing in

@@ -36,6 +36,7 @@ export interface CheckedContext {
   readonly allowGitWrites: boolean;
   readonly hiddenPaths: readonly string[];
   readonly readOnlyPaths: readonly string[];
+  readonly protectedPaths: readonly string[];
   readonly limits: Required<SandboxLimits>;
 }
 
@@ -65,6 +66,7 @@ export function checkContext(ctx: SandboxContext): CheckedContext {
     allowGitWrites: ctx.allowGitWrites === true,
     hiddenPaths: (ctx.hiddenPaths ?? []).map((p) => absolute(p, 'hidden path')),
     readOnlyPaths: (ctx.readOnlyPaths ?? []).map((p) => absolute(p, 'read-only path')),
+    protectedPaths: [...(ctx.protectedPaths ?? [])],
     limits: {
       processes: limit(ctx.limits?.processes, DEFAULT_SANDBOX_LIMITS.processes, 'processes'),
       fileSizeBytes: limit(ctx.limits?.fileSizeBytes, DEFAULT_SANDBOX_LIMITS.fileSizeBytes, 'fileSizeBytes'),

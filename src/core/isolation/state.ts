@@ -1,4 +1,7 @@
+import type { ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
+import { containStage, probeContainment } from './contain';
+import { watchRootGit } from './gitCreation';
 import type { SandboxSelection } from './select';
 import type { SandboxContext } from './types';
 
@@ -9,10 +12,16 @@ import type { SandboxContext } from './types';
 export function isolationState(selection: SandboxSelection, base: Omit<SandboxContext, 'cwd'>): IsolationState {
   const { sandbox, warning, denial } = selection;
   if (denial) return { kind: 'none', denial: denial.reason };
-  if (!sandbox) return warning ? { kind: 'none', warning } : { kind: 'none' };
+  if (!sandbox) {
+    // No sandbox: still no process of a call may outlive it or the server (PID namespace launcher, contain.ts).
+    const containment = probeContainment();
+    const wrap = containment.prefix.length > 0 ? { wrap: (stage: ExecStage) => containStage(stage, containment) } : {};
+    return warning ? { kind: 'none', warning, ...wrap } : { kind: 'none', ...wrap };
+  }
   return {
     kind: sandbox.kind,
     wrap: (stage, cwd) => sandbox.wrap(stage, { ...base, cwd }),
     ...(warning && { warning }),
+    ...(!base.allowGitWrites && { watchRun: () => watchRootGit(base.root) }),
   };
 }

@@ -20,8 +20,13 @@ export interface SandboxContext {
   readonly hiddenPaths?: readonly string[];
   /** Extra paths made read-only inside the sandbox (typically below the workspace). */
   readonly readOnlyPaths?: readonly string[];
-  /** When false (default) the workspace's `.git` is read-only: no hook, config or ref can be planted by a command. */
+  /**
+   * When false (default) every `.git` below the root (the root's, nested repositories', submodules' gitdirs) is
+   * read-only: no hook, config or ref can be planted by a command.
+   */
   readonly allowGitWrites?: boolean;
+  /** Protected globs relative to the root (`.env`, `secrets/**`): what they match is mounted read-only. */
+  readonly protectedPaths?: readonly string[];
   /** Per-process resource limits; missing fields take DEFAULT_SANDBOX_LIMITS. */
   readonly limits?: SandboxLimits;
 }

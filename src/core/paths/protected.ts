@@ -1,4 +1,3 @@
-import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { matchesGlob } from './glob';
 import type { ResolvedPath } from './confine';
@@ -7,7 +6,7 @@ import type { ResolvedPath } from './confine';
  * Paths inside the workspace that no tool may change: git's internals (hooks there run code on the developer's
  * next commit), the server's own config and audit files, and the user's extra globs (`.env` …).
  */
-export function checkWritable(target: ResolvedPath, policy: Pick<Policy, 'protectedPaths' | 'ownFiles'>): Verdict | undefined {
+export function checkWritable(target: ResolvedPath, policy: { readonly protectedPaths: readonly string[]; readonly ownFiles: readonly string[] }): Verdict | undefined {
   const segments = target.relative.split('/');
   if (segments.includes('.git')) {
     return deny('PATH_PROTECTED', 'protected.git', `"${target.relative}" is inside a .git folder; git's internals cannot be changed through this server (hooks there would run code).`);

@@ -6,6 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { MAX_HTTP_SESSIONS, SESSION_IDLE_MS } from '../../core/limits';
 import { allowedHosts, bearerMatches, corsHeaders, hostAllowed } from './guards';
 
 export interface HttpServerOptions {
@@ -22,6 +23,11 @@ export interface HttpServerOptions {
    * otherwise keep their server objects forever). Default 30 minutes.
    */
   readonly sessionIdleMs?: number;
+  /**
+   * Sessions held at once (default MAX_HTTP_SESSIONS). A new session evicts the oldest idle one when full; with
+   * none idle it gets 503 and a JSON-RPC error, and running calls are never cut.
+   */
+  readonly maxSessions?: number;
 }
 
 export interface RunningHttpServer {
@@ -42,7 +48,6 @@ interface Session {
 type ServerFactory = () => { server: McpServer; dispose: () => void };
 
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
-const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 
 /**
  * Streamable HTTP at /mcp (or legacy SSE at /sse + /messages) on one port, behind three gates in this order:
@@ -53,6 +58,26 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
   const sessions = new Map<string, Session>();
   let hosts: Set<string> | undefined;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const maxSessions = options.maxSessions ?? MAX_HTTP_SESSIONS;
+  /** Sessions being set up (initialize received, id not yet assigned): they count against the cap too. */
+  let pending = 0;
+
+  /**
+   * Room for one more session: evict the idle session seen longest ago if the table is full. False when every
+   * session has a request in flight (nothing can be evicted without cutting a running call).
+   */
+  function makeRoom(): boolean {
+    while (sessions.size + pending >= maxSessions) {
+      let oldest: [string, Session] | undefined;
+      for (const entry of sessions) if (entry[1].inFlight === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+      if (!oldest) return false;
+      sessions.delete(oldest[0]);
+      oldest[1].close();
+    }
+    return true;
+  }
+  const full = (res: http.ServerResponse): void =>
+    jsonRpcError(res, 503, -32000, `Too many sessions: all ${maxSessions} are busy with running calls. Try again when one finishes.`);
 
   const handler = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -98,13 +123,22 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id header and not an initialize request.');
     }
+    if (!makeRoom()) return full(res);
     const { server, dispose } = factory();
+    pending++;
+    let counted = true;
+    const settle = (): void => {
+      if (counted) pending--;
+      counted = false;
+    };
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
+        settle();
         sessions.set(id, { transport, close: () => void transport.close(), lastSeen: Date.now(), inFlight: 0 });
       },
     });
+    res.once('close', settle);
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
       dispose();
@@ -116,6 +150,7 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
 
   async function handleSse(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
     if (req.method === 'GET' && url.pathname === '/sse') {
+      if (!makeRoom()) return full(res);
       const { server, dispose } = factory();
       const transport = new SSEServerTransport('/messages', res);
       sessions.set(transport.sessionId, { transport, close: () => void transport.close(), lastSeen: Date.now(), inFlight: 1 });
@@ -148,7 +183,7 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
     });
   }
 
-  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, s] of sessions) {

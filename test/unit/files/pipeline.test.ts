@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { applyPatch } from 'diff';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { atomicWrite } from '../../../src/core/files/atomicWrite';
-import { writeBackup } from '../../../src/core/files/backup';
+import { readRegular, writeAt } from '../../../src/core/files/fdops';
+import { bareGuard } from '../../../src/core/paths/guard';
 import { unifiedDiff } from '../../../src/core/files/diffText';
 import { applyPatchTool, editFileTool, replaceInFileTool } from '../../../src/core/files/editTools';
 import { listFilesTool } from '../../../src/core/files/list';
@@ -172,20 +172,33 @@ describe('backups and atomic writes', () => {
     const target = path.join(ws.root, 'sub', 'f.txt');
     fs.renameSync(path.join(ws.root, 'sub'), path.join(ws.root, 'sub-old'));
     fs.symlinkSync(ws.outside, path.join(ws.root, 'sub'));
-    expect(() => atomicWrite({ root: ws.root, target, exclusive: true }, Buffer.from('x'))).toThrow(/changed into a link/);
+    expect(() => writeAt(bareGuard(ws.root), target, Buffer.from('x'), { expect: { kind: 'absent' } })).toThrow(/symbolic link now/);
     expect(fs.readdirSync(ws.outside)).toEqual([]);
   });
 
   it('stops an exclusive write when the file appeared meanwhile, and leaves no temp file', () => {
     put('f.txt', 'first\n');
-    expect(() => atomicWrite({ root: ws.root, target: path.join(ws.root, 'f.txt'), exclusive: true }, Buffer.from('x'))).toThrow(/already exists/);
+    expect(() => writeAt(bareGuard(ws.root), path.join(ws.root, 'f.txt'), Buffer.from('x'), { expect: { kind: 'absent' } })).toThrow(/already exists/);
     expect(get('f.txt')).toBe('first\n');
     expect(fs.readdirSync(ws.root)).toEqual(['f.txt']);
   });
 
+  it('refuses a replacement when the file is no longer the one the preview saw (same bytes, other inode)', () => {
+    put('f.txt', 'same\n');
+    const { seen } = readRegular(bareGuard(ws.root), path.join(ws.root, 'f.txt'), { decided: true });
+    fs.renameSync(path.join(ws.root, 'f.txt'), path.join(ws.root, 'f-old.txt')); // keeps the inode in use
+    put('f.txt', 'same\n');
+    expect(() => writeAt(bareGuard(ws.root), path.join(ws.root, 'f.txt'), Buffer.from('new'), { expect: { kind: 'same', seen } })).toThrow(/changed after the diff was made/);
+    expect(get('f.txt')).toBe('same\n');
+  });
+
   it('numbers backups 1, 2, 3 in order', () => {
     put('f.txt', 'x');
-    const real = path.join(ws.root, 'f.txt');
-    expect([1, 2, 3].map(() => path.basename(writeBackup(real, Buffer.from('x'), 0o644)))).toEqual(['f.txt.bk1', 'f.txt.bk2', 'f.txt.bk3']);
+    const g = bareGuard(ws.root);
+    const names = [1, 2, 3].map(() => {
+      const { seen } = readRegular(g, path.join(ws.root, 'f.txt'), { decided: true });
+      return writeAt(g, path.join(ws.root, 'f.txt'), Buffer.from('x'), { expect: { kind: 'same', seen }, backup: true }).backup;
+    });
+    expect(names).toEqual(['f.txt.bk1', 'f.txt.bk2', 'f.txt.bk3']);
   });
 });

@@ -1,0 +1,70 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeContainment } from '../../src/core/isolation/contain';
+import { pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
+import { FIXTURE_BIN, httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
+
+// Issue 12, "processes that outlive their call": WITHOUT a sandbox (--isolation none), a grandchild that calls
+// setsid, closes every inherited descriptor and drops its environment must not survive its call, nor a
+// SIGKILL of the server. Real server, real processes, counted in /proc.
+const ESCAPE = path.join(FIXTURE_BIN, 'escape-all');
+const containment = probeContainment();
+const sleepers = (secs: string) => pidsWithCmdline(['sleep', secs]);
+
+let root: string;
+beforeAll(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-contain-')));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const args = () => ['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE];
+const run = (c: Client, command: string[]) => c.callTool({ name: 'shell_execute', arguments: { command } }, undefined, { timeout: 60_000 });
+
+describe.skipIf(containment.kind !== 'pid-namespace')(`process containment without a sandbox (${containment.kind})`, () => {
+  let server: RunningServer;
+  let client: Client;
+  beforeAll(async () => {
+    server = await startServer(args());
+    client = await httpClient(server.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('stops a setsid + closed-descriptors + empty-environment grandchild from outliving its call', async () => {
+    const secs = uniqueSeconds();
+    const r = structured(await run(client, [ESCAPE, secs]));
+    expect(r.outcome).toBe('ok');
+    await sleep(300);
+    const survivors = sleepers(secs);
+    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    expect(survivors).toEqual([]);
+  });
+
+  it('stops every process of a running call from outliving a SIGKILL of the server', async () => {
+    const victim = await startServer(args());
+    const c = await httpClient(victim.url);
+    const secs = uniqueSeconds();
+    const pending = run(c, [ESCAPE, secs, 'wait']).catch(() => 'rejected');
+    for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
+    expect(sleepers(secs).length).toBe(2); // the escaped one and the foreground one
+    expect(await victim.stop('SIGKILL')).toBeNull();
+    await c.close().catch(() => undefined);
+    await pending;
+    for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
+    const survivors = sleepers(secs);
+    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    expect(survivors).toEqual([]);
+  });
+});
+
+describe('containment probe', () => {
+  it('says which launcher is used and, when it is not a PID namespace, why', () => {
+    expect(['pid-namespace', 'pdeathsig', 'none']).toContain(containment.kind);
+    if (containment.kind !== 'pid-namespace') expect(containment.limitation).toMatch(/setsid/);
+  });
+});

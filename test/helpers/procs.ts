@@ -1,13 +1,16 @@
 import * as fs from 'node:fs';
 
-/** Pids of live processes whose command line is exactly `argv` (e.g. ['sleep', '3101']); zombies excluded. */
+/**
+ * Pids of live processes whose command line is `argv` (e.g. ['sleep', '3101']); zombies excluded. The program may
+ * show under the path the server judged and spawned (`/usr/bin/sleep`): argv[0] is compared by its last component.
+ */
 export function pidsWithCmdline(argv: readonly string[]): number[] {
-  const wanted = argv.join('\0');
+  const wanted = sameProgram(argv);
   const out: number[] = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0$/, '');
+      const cmd = sameProgram(fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0$/, '').split('\0'));
       if (cmd !== wanted) continue;
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
       const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
@@ -31,3 +34,7 @@ export function rssKb(pid: number | 'self' = 'self'): number {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function sameProgram(argv: readonly string[]): string {
+  return [argv[0]?.slice(argv[0].lastIndexOf('/') + 1) ?? '', ...argv.slice(1)].join('\0');
+}

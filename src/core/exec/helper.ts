@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 
 /**
  * Short programs the server runs for ITSELF, not for the agent: GNU sed as a pure text transform and the sandbox
@@ -31,4 +31,12 @@ export function runHelper(file: string, args: readonly string[], o: HelperOption
     child.stdin?.on('error', () => {}); // a helper that exits without reading its input is answered by its exit status
     child.stdin?.end(o.input ?? '');
   });
+}
+
+/**
+ * A trial run at start (does this launcher work here?): synchronous, bounded, no shell; returns the exit status
+ * (null when it could not start or was killed). `stdio` may hand the helper extra descriptors.
+ */
+export function trialRunSync(argv: readonly string[], stdio: ReadonlyArray<'ignore' | number>, timeoutMs = 5000): number | null {
+  return spawnSync(argv[0]!, argv.slice(1), { timeout: timeoutMs, killSignal: 'SIGKILL', stdio: [...stdio] }).status;
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { trialRunSync } from '../exec/helper';
 import * as fs from 'node:fs';
 import { WORKDIR_FD } from '../exec/redirects';
 import type { ExecStage } from '../exec/types';
@@ -53,8 +53,7 @@ function works(argv: readonly string[]): boolean {
   try {
     dir = fs.openSync('/', fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0));
     const stdio: Array<'ignore' | number> = ['ignore', 'ignore', 'ignore', 'ignore', dir];
-    const r = spawnSync(argv[0]!, [...argv.slice(1), '/bin/sh', '-c', 'exit 3'], { timeout: 5000, stdio });
-    return r.status === 3;
+    return trialRunSync([...argv, '/bin/sh', '-c', 'exit 3'], stdio) === 3;
   } catch {
     return false;
   } finally {

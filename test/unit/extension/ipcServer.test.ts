@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/approval';
 import type { SettingsLayer } from '../../../src/core/config/settings';
+import { pidsWithCmdline } from '../../helpers/procs';
 import { APPROVE, READY, SETTINGS, START_FAILED, STATUS, type ReadyParams, type StatusResult } from '../../../src/shared/protocol';
 
 /**
@@ -94,14 +95,7 @@ async function settingsApplied(h: Host, before: number): Promise<StatusResult> {
 
 /** Pids of processes whose whole command line is exactly `argv`. */
 function pidsOf(argv: string[]): number[] {
-  const want = argv.join('\0');
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '') === want;
-    } catch {
-      return false;
-    }
-  });
+  return pidsWithCmdline(argv);
 }
 async function waitFor<T>(what: string, f: () => T | undefined | false, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;

@@ -60,6 +60,9 @@ describe('awk as each installed awk runs it: the hidden command runs, and the ru
     ['gawk --traditional reads `case / 1` as a division', ['gawk', '--traditional'], '{ case = 2; x = case / 1; "HELPER" | getline z; y = 1 / 1 }', 'awk.pipe'],
     ['BWK awk reads `case / 1` as a division', ['original-awk'], '{ case = 2; x = case / 1; "HELPER" | getline z; y = 1 / 1 }', 'awk.pipe'],
     ['mawk reads a regex after a postfix ++', ['mawk'], 'function f(a) { if (0) x++ / "/ ; "HELPER" | getline q ; #" \n ; return 1 } { f(1) }', 'awk.pipe'],
+    ['gawk reads a regex after the ) of an if condition', ['gawk'], 'BEGIN { if (1) /"/ ; "HELPER" | getline x; #"/ \n}', 'awk.pipe'],
+    ['BWK awk reads a regex after the ) of a while condition', ['original-awk'], 'BEGIN { while (n++ < 1) /"/ ; "HELPER" | getline x; #"/ \n}', 'awk.pipe'],
+    ['gawk --posix reads a regex after the ) of a for header', ['gawk', '--posix'], 'BEGIN { for (i = 0; i < 1; i++) /"/ ; "HELPER" | getline x; #"/ \n}', 'awk.pipe'],
     ['every awk reads a regex after exit', ['mawk'], 'function f(a) { if (0) exit / "/ ; "HELPER" | getline q ; #" \n ; return 1 } { f(1) }', 'awk.pipe'],
   ];
   for (const [title, awk, program, rule] of programs) {

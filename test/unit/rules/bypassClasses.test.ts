@@ -148,6 +148,8 @@ describe('awk read by every dialect', () => {
     ['case as a division (mawk, BWK, gawk --posix)', '{ x = case / 1; "id" | getline; y = 1 / 1 }'],
     ['length as a regex start (mawk)', '{ x = length / "/ ; "id" | getline y; # " \n}'],
     ['postfix ++ then a regex (mawk)', '{ x++ / "/ ; "id" | getline y; # " \n}'],
+    ['a regex after the ) of an if condition (gawk, BWK)', 'BEGIN { if (1) /"/ ; "id" | getline x; #"/ \n}'],
+    ['a regex after the ) of a while condition', 'BEGIN { while (x) /"/ ; print > "f"; #"/ \n}'],
     ['exit then a regex (every awk)', '{ if (0) exit / "/ ; "id" | getline y; # " \n}'],
     ['getline < FILE', 'BEGIN { getline line < "/etc/passwd"; print line }'],
     ['getline var < FILE in a condition', 'BEGIN { while ((getline l < "f") > 0) print l }'],
@@ -162,6 +164,8 @@ describe('awk read by every dialect', () => {
     ['$1 / 2 / 4', '{ print $1 / 2 / 4 }'],
     ['case inside a string', '{ print "case / x |" }'],
     ['a < b comparison', '{ if ($1 < $2) print }'],
+    ['a division after an ordinary parenthesis', '{ x = (a) / 2; y = (b) / 3 }'],
+    ['a condition then a statement', '{ if (NR > 1) print $1 / 2 }'],
   ])('keeps allowing %s', (_what, program) => {
     expect(findAwkHazard(program)).toBeUndefined();
   });

@@ -162,6 +162,19 @@ describe('zip -T/-TT/--unzip-command in every spelling the real zip accepts', ()
   });
 });
 
+describe('wget helper programs (the real wget runs them before it even connects)', () => {
+  for (const s of [['--use-askpass=HELPER'], ['--use-a=HELPER'], ['-e', 'use_askpass=HELPER'], ['-qe', 'use_askpass=HELPER'], ['--execute', 'use_askpass=HELPER']]) {
+    it(`stops wget ${s.join(' ')}`, () => {
+      const argv = ['wget', '-q', ...fill(s), '--user=u', '--tries=1', 'http://127.0.0.1:1/'];
+      expect(helperRan(argv)).toBe(true);
+      expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'wget.helper-option' });
+    });
+  }
+  it('keeps allowing wget -q -O - URL', () => {
+    expect(judgeReal(['wget', '-q', '-O', '-', 'http://127.0.0.1:1/'])).toMatchObject({ kind: 'allow' });
+  });
+});
+
 describe('tar side files the real GNU tar writes where it is told', () => {
   const cases: [string, string[], string][] = [
     ['--index-file', ['tar', '-cvf', 'a.tar', '--index-file=SIDE', 'file.txt'], 'SIDE'],

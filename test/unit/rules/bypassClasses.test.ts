@@ -143,6 +143,20 @@ describe('zip', () => {
   ]);
 });
 
+describe('wget', () => {
+  runTable([
+    ['--use-askpass', ['wget', '--use-askpass=sh', 'u'], 'wget.helper-option'],
+    ['--use (abbreviation)', ['wget', '--use', 'sh', 'u'], 'wget.helper-option'],
+    ['-e use_askpass', ['wget', '-e', 'use_askpass=sh', 'u'], 'wget.helper-option'],
+    ['-qe cluster', ['wget', '-qe', 'use_askpass=sh', 'u'], 'wget.helper-option'],
+    ['--execute after the URL', ['wget', 'u', '--execute=use_askpass=sh'], 'wget.helper-option'],
+    ['--config', ['wget', '--config=rc', 'u'], 'wget.helper-option'],
+    ['wget2 alias', ['wget2', '--use-askpass=sh', 'u'], 'wget.helper-option'],
+    ['wget -q -O -', ['wget', '-q', '-O', '-', 'http://127.0.0.1/'], 'allow'],
+    ['a URL after --', ['wget', '--', '-e'], 'allow'],
+  ]);
+});
+
 describe('awk read by every dialect', () => {
   it.each([
     ['case as a division (mawk, BWK, gawk --posix)', '{ x = case / 1; "id" | getline; y = 1 / 1 }'],

@@ -36,6 +36,8 @@ const ALIASES: Readonly<Record<string, string>> = {
   gsed: 'sed',
   git: 'git',
   zip: 'zip',
+  wget: 'wget',
+  wget2: 'wget',
 };
 
 /**

@@ -9,6 +9,7 @@ import { hardenGitReadOnlyArgs } from './gitHarden';
 import { hardenSedArgv, sedRule } from './sed';
 import { sortRule } from './sort';
 import { tarRule } from './tar';
+import { wgetRule } from './wget';
 import { zipRule } from './zip';
 import type { FamilyRule } from './types';
 
@@ -31,6 +32,7 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   sed: sedRule,
   git: gitRule,
   zip: zipRule,
+  wget: wgetRule,
 };
 
 /** Characters a command NAME may contain: letters, digits and `. _ + - / @ : ,` (paths, versions, drives). */

@@ -175,6 +175,27 @@ describe('wget helper programs (the real wget runs them before it even connects)
   });
 });
 
+describe('compiler drivers start the programs they are told to (the real gcc)', () => {
+  it('stops gcc -wrapper CMD (runs CMD in front of cc1, as, ld)', () => {
+    fs.writeFileSync(path.join(dir, 't.c'), 'int main(void){return 0;}\n');
+    const argv = ['gcc', '-wrapper', helper(), 't.c', '-o', 't.out'];
+    expect(helperRan(argv)).toBe(true);
+    expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'cc.helper-option' });
+  });
+  it('stops gcc -B DIR (runs DIR/as), attached and separate', () => {
+    fs.writeFileSync(path.join(dir, 't.c'), 'int main(void){return 0;}\n');
+    fs.mkdirSync(path.join(dir, 'bdir'), { recursive: true });
+    fs.copyFileSync(helper(), path.join(dir, 'bdir', 'as'));
+    fs.chmodSync(path.join(dir, 'bdir', 'as'), 0o755);
+    expect(helperRan(['gcc', `-B${path.join(dir, 'bdir')}/`, '-c', 't.c', '-o', 't.o'])).toBe(true);
+    expect(judgeReal(['gcc', '-Bbdir/', '-c', 't.c'])).toMatchObject({ kind: 'deny', rule: 'cc.helper-option' });
+    expect(judgeReal(['cc', '-B', 'bdir/', '-c', 't.c'])).toMatchObject({ kind: 'deny', rule: 'cc.helper-option' });
+  });
+  it('keeps allowing an ordinary compile', () => {
+    expect(judgeReal(['gcc', '-O2', '-Wall', '-c', 't.c', '-o', 't.o'])).toMatchObject({ kind: 'allow' });
+  });
+});
+
 describe('tar side files the real GNU tar writes where it is told', () => {
   const cases: [string, string[], string][] = [
     ['--index-file', ['tar', '-cvf', 'a.tar', '--index-file=SIDE', 'file.txt'], 'SIDE'],

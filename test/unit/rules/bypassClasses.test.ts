@@ -157,6 +157,25 @@ describe('wget', () => {
   ]);
 });
 
+describe('compiler drivers', () => {
+  runTable([
+    ['-wrapper', ['gcc', '-wrapper', 'sh,-c,id', 't.c'], 'cc.helper-option'],
+    ['-B attached', ['cc', '-B/tmp/x/', 't.c'], 'cc.helper-option'],
+    ['-fplugin', ['g++', '-fplugin=./p.so', 't.cc'], 'cc.helper-option'],
+    ['-specs', ['gcc', '-specs=evil.specs', 't.c'], 'cc.helper-option'],
+    ['--specs', ['gcc', '--specs', 'evil.specs', 't.c'], 'cc.helper-option'],
+    ['clang -Xclang -load', ['clang', '-Xclang', '-load', '-Xclang', './p.so', 't.c'], 'cc.helper-option'],
+    ['clang --config', ['clang-17', '--config=evil.cfg', 't.c'], 'cc.helper-option'],
+    ['-fuse-ld=PATH', ['gcc', '-fuse-ld=/tmp/ld', 't.c'], 'cc.helper-option'],
+    ['--ld-path', ['clang', '--ld-path=/tmp/ld', 't.c'], 'cc.helper-option'],
+    ['a linker plugin through -Wl', ['gcc', '-Wl,-plugin,./p.so', 't.c'], 'cc.helper-option'],
+    ['a linker plugin through -Xlinker', ['gcc', '-Xlinker', '--plugin', 't.c'], 'cc.helper-option'],
+    ['a response file', ['x86_64-linux-gnu-gcc-12', '@opts', 't.c'], 'cc.helper-option'],
+    ['ccache running a command', ['ccache', 'sh', '-c', 'id'], 'forbidden.wrapper'],
+    ['an ordinary build', ['gcc', '-O2', '-Wall', '-fuse-ld=gold', '-Wl,--as-needed', '-o', 'app', 'a.c'], 'allow'],
+  ]);
+});
+
 describe('awk read by every dialect', () => {
   it.each([
     ['case as a division (mawk, BWK, gawk --posix)', '{ x = case / 1; "id" | getline; y = 1 / 1 }'],

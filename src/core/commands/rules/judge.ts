@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { allow, deny, type Verdict } from '../../verdict';
 import { awkRule } from './awk';
+import { ccRule } from './cc';
 import { baseCommandName, familyOf } from './families';
 import { findRule } from './find';
 import { describeForbidden, judgeForbiddenName } from './forbidden';
@@ -33,6 +34,7 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   git: gitRule,
   zip: zipRule,
   wget: wgetRule,
+  cc: ccRule,
 };
 
 /** Characters a command NAME may contain: letters, digits and `. _ + - / @ : ,` (paths, versions, drives). */

@@ -196,6 +196,18 @@ describe('compiler drivers start the programs they are told to (the real gcc)', 
   });
 });
 
+describe('openssl loads shared objects it is told to (the real openssl runs the constructor)', () => {
+  it('stops openssl -engine PATH and -provider-path/-provider', () => {
+    fs.writeFileSync(path.join(dir, 'evil.c'), `#include <stdio.h>\n__attribute__((constructor)) static void f(void){FILE*x=fopen("${marker}","a");fputs("ran\\n",x);fclose(x);}\n`);
+    expect(run(['gcc', '-shared', '-fPIC', '-o', 'evil.so', 'evil.c']).status).toBe(0);
+    for (const argv of [['openssl', 'dgst', '-engine', path.join(dir, 'evil.so'), '-sha256', 'file.txt'], ['openssl', 'dgst', '-provider-path', dir, '-provider', 'evil', '-sha256', 'file.txt']]) {
+      expect(helperRan(argv)).toBe(true);
+      expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'openssl.load-module' });
+    }
+    expect(judgeReal(['openssl', 'dgst', '-sha256', 'file.txt'])).toMatchObject({ kind: 'allow' });
+  });
+});
+
 describe('tar side files the real GNU tar writes where it is told', () => {
   const cases: [string, string[], string][] = [
     ['--index-file', ['tar', '-cvf', 'a.tar', '--index-file=SIDE', 'file.txt'], 'SIDE'],

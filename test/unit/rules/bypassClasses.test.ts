@@ -176,6 +176,18 @@ describe('compiler drivers', () => {
   ]);
 });
 
+describe('openssl', () => {
+  runTable([
+    ['-engine PATH', ['openssl', 'dgst', '-engine', './e.so', 'f'], 'openssl.load-module'],
+    ['--engine=PATH', ['openssl', 'req', '--engine=./e.so'], 'openssl.load-module'],
+    ['-keygen_engine', ['openssl', 'req', '-keygen_engine', 'x'], 'openssl.load-module'],
+    ['-provider-path', ['openssl', 'list', '-provider-path', '.', '-provider', 'x'], 'openssl.load-module'],
+    ['-config FILE', ['openssl', 'req', '-config', 'evil.cnf'], 'openssl.load-module'],
+    ['openssl dgst -sha256', ['openssl', 'dgst', '-sha256', 'f'], 'allow'],
+    ['openssl rand -hex 16', ['openssl', 'rand', '-hex', '16'], 'allow'],
+  ]);
+});
+
 describe('awk read by every dialect', () => {
   it.each([
     ['case as a division (mawk, BWK, gawk --posix)', '{ x = case / 1; "id" | getline; y = 1 / 1 }'],

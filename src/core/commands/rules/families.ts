@@ -38,6 +38,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   zip: 'zip',
   wget: 'wget',
   wget2: 'wget',
+  openssl: 'openssl',
 };
 
 /**

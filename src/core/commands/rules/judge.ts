@@ -4,6 +4,7 @@ import { awkRule } from './awk';
 import { ccRule } from './cc';
 import { baseCommandName, familyOf } from './families';
 import { findRule } from './find';
+import { opensslRule } from './openssl';
 import { describeForbidden, judgeForbiddenName } from './forbidden';
 import { gitRule } from './git';
 import { hardenGitReadOnlyArgs } from './gitHarden';
@@ -35,6 +36,7 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   zip: zipRule,
   wget: wgetRule,
   cc: ccRule,
+  openssl: opensslRule,
 };
 
 /** Characters a command NAME may contain: letters, digits and `. _ + - / @ : ,` (paths, versions, drives). */

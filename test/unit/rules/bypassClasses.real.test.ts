@@ -196,15 +196,31 @@ describe('compiler drivers start the programs they are told to (the real gcc)', 
   });
 });
 
-describe('openssl loads shared objects it is told to (the real openssl runs the constructor)', () => {
-  it('stops openssl -engine PATH and -provider-path/-provider', () => {
+describe('openssl and curl load shared objects they are told to (the real programs run the constructor)', () => {
+  /** A shared object whose constructor writes the marker: loading it is running code. */
+  function buildEvilSo(): void {
     fs.writeFileSync(path.join(dir, 'evil.c'), `#include <stdio.h>\n__attribute__((constructor)) static void f(void){FILE*x=fopen("${marker}","a");fputs("ran\\n",x);fclose(x);}\n`);
     expect(run(['gcc', '-shared', '-fPIC', '-o', 'evil.so', 'evil.c']).status).toBe(0);
+  }
+
+  it('stops openssl -engine PATH and -provider-path/-provider', () => {
+    buildEvilSo();
     for (const argv of [['openssl', 'dgst', '-engine', path.join(dir, 'evil.so'), '-sha256', 'file.txt'], ['openssl', 'dgst', '-provider-path', dir, '-provider', 'evil', '-sha256', 'file.txt']]) {
       expect(helperRan(argv)).toBe(true);
       expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'openssl.load-module' });
     }
     expect(judgeReal(['openssl', 'dgst', '-sha256', 'file.txt'])).toMatchObject({ kind: 'allow' });
+  });
+
+  it('stops curl --engine PATH, its abbreviation and a -K config file naming the engine', () => {
+    buildEvilSo();
+    fs.writeFileSync(path.join(dir, 'curlrc'), `engine = "${path.join(dir, 'evil.so')}"\n`);
+    for (const opts of [['--engine', path.join(dir, 'evil.so')], ['--eng', path.join(dir, 'evil.so')], ['-K', 'curlrc'], ['-sK', 'curlrc']]) {
+      const argv = ['curl', ...opts, 'http://127.0.0.1:1/'];
+      expect(helperRan(argv)).toBe(true);
+      expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'curl.load-module' });
+    }
+    expect(judgeReal(['curl', '-sS', '-o', 'out', 'http://127.0.0.1:1/'])).toMatchObject({ kind: 'allow' });
   });
 });
 

@@ -39,6 +39,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   wget: 'wget',
   wget2: 'wget',
   openssl: 'openssl',
+  curl: 'curl',
 };
 
 /**

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { allow, deny, type Verdict } from '../../verdict';
 import { awkRule } from './awk';
 import { ccRule } from './cc';
+import { curlRule } from './curl';
 import { baseCommandName, familyOf } from './families';
 import { findRule } from './find';
 import { opensslRule } from './openssl';
@@ -37,6 +38,7 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   wget: wgetRule,
   cc: ccRule,
   openssl: opensslRule,
+  curl: curlRule,
 };
 
 /** Characters a command NAME may contain: letters, digits and `. _ + - / @ : ,` (paths, versions, drives). */

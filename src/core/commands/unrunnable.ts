@@ -83,8 +83,8 @@ export function unrunnableAllowlistEntries(policy: AllowlistPolicy, options: Unr
     }
     const matched = candidates.filter((c) => re.test(c));
     if (matched.length === 0) continue; // matches nothing known: it may name a program installed later
-    const runnable = matched.filter((c) => neverRuns(c, pathEnv) === undefined);
-    if (runnable.length === 0) {
+    // Stops at the first match that can run (a broad pattern such as `.*` is decided at once).
+    if (!matched.some((c) => neverRuns(c, pathEnv) === undefined)) {
       const shown = matched.slice(0, 6).join(', ') + (matched.length > 6 ? ', …' : '');
       out.push({ entry, kind: 'pattern', reason: `every program it matches can never run (${shown}): shells, interpreters, wrappers and programs with a shell escape are never runnable` });
     }

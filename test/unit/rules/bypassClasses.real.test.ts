@@ -60,6 +60,9 @@ describe('awk as each installed awk runs it: the hidden command runs, and the ru
     ['gawk --traditional reads `case / 1` as a division', ['gawk', '--traditional'], '{ case = 2; x = case / 1; "HELPER" | getline z; y = 1 / 1 }', 'awk.pipe'],
     ['BWK awk reads `case / 1` as a division', ['original-awk'], '{ case = 2; x = case / 1; "HELPER" | getline z; y = 1 / 1 }', 'awk.pipe'],
     ['mawk reads a regex after a postfix ++', ['mawk'], 'function f(a) { if (0) x++ / "/ ; "HELPER" | getline q ; #" \n ; return 1 } { f(1) }', 'awk.pipe'],
+    ['gawk reads a regex after the ) of an if condition', ['gawk'], 'BEGIN { if (1) /"/ ; "HELPER" | getline x; #"/ \n}', 'awk.pipe'],
+    ['BWK awk reads a regex after the ) of a while condition', ['original-awk'], 'BEGIN { while (n++ < 1) /"/ ; "HELPER" | getline x; #"/ \n}', 'awk.pipe'],
+    ['gawk --posix reads a regex after the ) of a for header', ['gawk', '--posix'], 'BEGIN { for (i = 0; i < 1; i++) /"/ ; "HELPER" | getline x; #"/ \n}', 'awk.pipe'],
     ['every awk reads a regex after exit', ['mawk'], 'function f(a) { if (0) exit / "/ ; "HELPER" | getline q ; #" \n ; return 1 } { f(1) }', 'awk.pipe'],
   ];
   for (const [title, awk, program, rule] of programs) {
@@ -156,6 +159,68 @@ describe('zip -T/-TT/--unzip-command in every spelling the real zip accepts', ()
   }
   it('keeps allowing zip -r -q', () => {
     expect(judgeReal(['zip', '-rq', 'y.zip', '.'])).toMatchObject({ kind: 'allow' });
+  });
+});
+
+describe('wget helper programs (the real wget runs them before it even connects)', () => {
+  for (const s of [['--use-askpass=HELPER'], ['--use-a=HELPER'], ['-e', 'use_askpass=HELPER'], ['-qe', 'use_askpass=HELPER'], ['--execute', 'use_askpass=HELPER']]) {
+    it(`stops wget ${s.join(' ')}`, () => {
+      const argv = ['wget', '-q', ...fill(s), '--user=u', '--tries=1', 'http://127.0.0.1:1/'];
+      expect(helperRan(argv)).toBe(true);
+      expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'wget.helper-option' });
+    });
+  }
+  it('keeps allowing wget -q -O - URL', () => {
+    expect(judgeReal(['wget', '-q', '-O', '-', 'http://127.0.0.1:1/'])).toMatchObject({ kind: 'allow' });
+  });
+});
+
+describe('compiler drivers start the programs they are told to (the real gcc)', () => {
+  it('stops gcc -wrapper CMD (runs CMD in front of cc1, as, ld)', () => {
+    fs.writeFileSync(path.join(dir, 't.c'), 'int main(void){return 0;}\n');
+    const argv = ['gcc', '-wrapper', helper(), 't.c', '-o', 't.out'];
+    expect(helperRan(argv)).toBe(true);
+    expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'cc.helper-option' });
+  });
+  it('stops gcc -B DIR (runs DIR/as), attached and separate', () => {
+    fs.writeFileSync(path.join(dir, 't.c'), 'int main(void){return 0;}\n');
+    fs.mkdirSync(path.join(dir, 'bdir'), { recursive: true });
+    fs.copyFileSync(helper(), path.join(dir, 'bdir', 'as'));
+    fs.chmodSync(path.join(dir, 'bdir', 'as'), 0o755);
+    expect(helperRan(['gcc', `-B${path.join(dir, 'bdir')}/`, '-c', 't.c', '-o', 't.o'])).toBe(true);
+    expect(judgeReal(['gcc', '-Bbdir/', '-c', 't.c'])).toMatchObject({ kind: 'deny', rule: 'cc.helper-option' });
+    expect(judgeReal(['cc', '-B', 'bdir/', '-c', 't.c'])).toMatchObject({ kind: 'deny', rule: 'cc.helper-option' });
+  });
+  it('keeps allowing an ordinary compile', () => {
+    expect(judgeReal(['gcc', '-O2', '-Wall', '-c', 't.c', '-o', 't.o'])).toMatchObject({ kind: 'allow' });
+  });
+});
+
+describe('openssl and curl load shared objects they are told to (the real programs run the constructor)', () => {
+  /** A shared object whose constructor writes the marker: loading it is running code. */
+  function buildEvilSo(): void {
+    fs.writeFileSync(path.join(dir, 'evil.c'), `#include <stdio.h>\n__attribute__((constructor)) static void f(void){FILE*x=fopen("${marker}","a");fputs("ran\\n",x);fclose(x);}\n`);
+    expect(run(['gcc', '-shared', '-fPIC', '-o', 'evil.so', 'evil.c']).status).toBe(0);
+  }
+
+  it('stops openssl -engine PATH and -provider-path/-provider', () => {
+    buildEvilSo();
+    for (const argv of [['openssl', 'dgst', '-engine', path.join(dir, 'evil.so'), '-sha256', 'file.txt'], ['openssl', 'dgst', '-provider-path', dir, '-provider', 'evil', '-sha256', 'file.txt']]) {
+      expect(helperRan(argv)).toBe(true);
+      expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'openssl.load-module' });
+    }
+    expect(judgeReal(['openssl', 'dgst', '-sha256', 'file.txt'])).toMatchObject({ kind: 'allow' });
+  });
+
+  it('stops curl --engine PATH, its abbreviation and a -K config file naming the engine', () => {
+    buildEvilSo();
+    fs.writeFileSync(path.join(dir, 'curlrc'), `engine = "${path.join(dir, 'evil.so')}"\n`);
+    for (const opts of [['--engine', path.join(dir, 'evil.so')], ['--eng', path.join(dir, 'evil.so')], ['-K', 'curlrc'], ['-sK', 'curlrc']]) {
+      const argv = ['curl', ...opts, 'http://127.0.0.1:1/'];
+      expect(helperRan(argv)).toBe(true);
+      expect(judgeReal(argv)).toMatchObject({ kind: 'deny', rule: 'curl.load-module' });
+    }
+    expect(judgeReal(['curl', '-sS', '-o', 'out', 'http://127.0.0.1:1/'])).toMatchObject({ kind: 'allow' });
   });
 });
 

@@ -143,11 +143,58 @@ describe('zip', () => {
   ]);
 });
 
+describe('wget', () => {
+  runTable([
+    ['--use-askpass', ['wget', '--use-askpass=sh', 'u'], 'wget.helper-option'],
+    ['--use (abbreviation)', ['wget', '--use', 'sh', 'u'], 'wget.helper-option'],
+    ['-e use_askpass', ['wget', '-e', 'use_askpass=sh', 'u'], 'wget.helper-option'],
+    ['-qe cluster', ['wget', '-qe', 'use_askpass=sh', 'u'], 'wget.helper-option'],
+    ['--execute after the URL', ['wget', 'u', '--execute=use_askpass=sh'], 'wget.helper-option'],
+    ['--config', ['wget', '--config=rc', 'u'], 'wget.helper-option'],
+    ['wget2 alias', ['wget2', '--use-askpass=sh', 'u'], 'wget.helper-option'],
+    ['wget -q -O -', ['wget', '-q', '-O', '-', 'http://127.0.0.1/'], 'allow'],
+    ['a URL after --', ['wget', '--', '-e'], 'allow'],
+  ]);
+});
+
+describe('compiler drivers', () => {
+  runTable([
+    ['-wrapper', ['gcc', '-wrapper', 'sh,-c,id', 't.c'], 'cc.helper-option'],
+    ['-B attached', ['cc', '-B/tmp/x/', 't.c'], 'cc.helper-option'],
+    ['-fplugin', ['g++', '-fplugin=./p.so', 't.cc'], 'cc.helper-option'],
+    ['-specs', ['gcc', '-specs=evil.specs', 't.c'], 'cc.helper-option'],
+    ['--specs', ['gcc', '--specs', 'evil.specs', 't.c'], 'cc.helper-option'],
+    ['clang -Xclang -load', ['clang', '-Xclang', '-load', '-Xclang', './p.so', 't.c'], 'cc.helper-option'],
+    ['clang --config', ['clang-17', '--config=evil.cfg', 't.c'], 'cc.helper-option'],
+    ['-fuse-ld=PATH', ['gcc', '-fuse-ld=/tmp/ld', 't.c'], 'cc.helper-option'],
+    ['--ld-path', ['clang', '--ld-path=/tmp/ld', 't.c'], 'cc.helper-option'],
+    ['a linker plugin through -Wl', ['gcc', '-Wl,-plugin,./p.so', 't.c'], 'cc.helper-option'],
+    ['a linker plugin through -Xlinker', ['gcc', '-Xlinker', '--plugin', 't.c'], 'cc.helper-option'],
+    ['a response file', ['x86_64-linux-gnu-gcc-12', '@opts', 't.c'], 'cc.helper-option'],
+    ['ccache running a command', ['ccache', 'sh', '-c', 'id'], 'forbidden.wrapper'],
+    ['an ordinary build', ['gcc', '-O2', '-Wall', '-fuse-ld=gold', '-Wl,--as-needed', '-o', 'app', 'a.c'], 'allow'],
+  ]);
+});
+
+describe('openssl', () => {
+  runTable([
+    ['-engine PATH', ['openssl', 'dgst', '-engine', './e.so', 'f'], 'openssl.load-module'],
+    ['--engine=PATH', ['openssl', 'req', '--engine=./e.so'], 'openssl.load-module'],
+    ['-keygen_engine', ['openssl', 'req', '-keygen_engine', 'x'], 'openssl.load-module'],
+    ['-provider-path', ['openssl', 'list', '-provider-path', '.', '-provider', 'x'], 'openssl.load-module'],
+    ['-config FILE', ['openssl', 'req', '-config', 'evil.cnf'], 'openssl.load-module'],
+    ['openssl dgst -sha256', ['openssl', 'dgst', '-sha256', 'f'], 'allow'],
+    ['openssl rand -hex 16', ['openssl', 'rand', '-hex', '16'], 'allow'],
+  ]);
+});
+
 describe('awk read by every dialect', () => {
   it.each([
     ['case as a division (mawk, BWK, gawk --posix)', '{ x = case / 1; "id" | getline; y = 1 / 1 }'],
     ['length as a regex start (mawk)', '{ x = length / "/ ; "id" | getline y; # " \n}'],
     ['postfix ++ then a regex (mawk)', '{ x++ / "/ ; "id" | getline y; # " \n}'],
+    ['a regex after the ) of an if condition (gawk, BWK)', 'BEGIN { if (1) /"/ ; "id" | getline x; #"/ \n}'],
+    ['a regex after the ) of a while condition', 'BEGIN { while (x) /"/ ; print > "f"; #"/ \n}'],
     ['exit then a regex (every awk)', '{ if (0) exit / "/ ; "id" | getline y; # " \n}'],
     ['getline < FILE', 'BEGIN { getline line < "/etc/passwd"; print line }'],
     ['getline var < FILE in a condition', 'BEGIN { while ((getline l < "f") > 0) print l }'],
@@ -162,6 +209,8 @@ describe('awk read by every dialect', () => {
     ['$1 / 2 / 4', '{ print $1 / 2 / 4 }'],
     ['case inside a string', '{ print "case / x |" }'],
     ['a < b comparison', '{ if ($1 < $2) print }'],
+    ['a division after an ordinary parenthesis', '{ x = (a) / 2; y = (b) / 3 }'],
+    ['a condition then a statement', '{ if (NR > 1) print $1 / 2 }'],
   ])('keeps allowing %s', (_what, program) => {
     expect(findAwkHazard(program)).toBeUndefined();
   });

@@ -22,6 +22,8 @@ export interface AwkHazard {
  *  - gawk (own mode): `case` too (`case /re/:`);
  *  - gawk --posix/--traditional and BWK awk: `case` is a variable, so `case / 1 …` is a division;
  *  - mawk (Debian's default awk): `length` without parentheses and a postfix `++`/`--` are followed by a regex;
+ *  - gawk and BWK awk read a regex after the `)` that closes an if/while/for condition (`if (x) /re/`); mawk
+ *    reads a division there;
  *  - BWK awk ends a regex at a `/` inside `[...]`; gawk and current mawk do not (older mawk may).
  * The program is denied when ANY dialect's reading finds a hazard, so where dialects disagree the stricter
  * reading wins. A last, synthetic dialect takes every "regex here" choice at once for awks not modelled
@@ -37,18 +39,21 @@ interface Dialect {
   readonly keywords: ReadonlySet<string>;
   /** A postfix `++`/`--` is followed by a regex (mawk), not a division. */
   readonly regexAfterIncDec: boolean;
+  /** The `)` closing an if/while/for condition starts a statement, so a `/` after it starts a regex (gawk, BWK). */
+  readonly regexAfterControlParen: boolean;
 }
-const dialect = (name: string, bracketAware: boolean, extra: readonly string[], regexAfterIncDec: boolean): Dialect => ({
-  name, bracketAware, keywords: new Set([...COMMON_KEYWORDS, ...extra]), regexAfterIncDec,
+const dialect = (name: string, bracketAware: boolean, extra: readonly string[], regexAfterIncDec: boolean, regexAfterControlParen: boolean): Dialect => ({
+  name, bracketAware, keywords: new Set([...COMMON_KEYWORDS, ...extra]), regexAfterIncDec, regexAfterControlParen,
 });
 const DIALECTS: readonly Dialect[] = [
-  dialect('gawk', true, ['case'], false),
-  dialect('gawk --posix', true, [], false),
-  dialect('mawk', true, ['length'], true),
-  dialect('mawk (old)', false, ['length'], true),
-  dialect('BWK awk', false, [], false),
-  dialect('any other awk', false, ['case', 'length', 'getline'], true),
+  dialect('gawk', true, ['case'], false, true),
+  dialect('gawk --posix', true, [], false, true),
+  dialect('mawk', true, ['length'], true, false),
+  dialect('mawk (old)', false, ['length'], true, false),
+  dialect('BWK awk', false, [], false, true),
+  dialect('any other awk', false, ['case', 'length', 'getline'], true, true),
 ];
+const CONTROL_WORDS = new Set(['if', 'while', 'for']);
 
 export function findAwkHazard(src: string): AwkHazard | undefined {
   let unparsable: AwkHazard | undefined;
@@ -72,6 +77,8 @@ function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
   let parenDepth = 0;
   let printBase: number | undefined; // paren depth at which the current print/printf statement started
   let getlineBase: number | undefined; // paren depth at which a getline (whose `<` reads a file) started
+  let lastWord: string | undefined; // the previous token, when it was a word
+  const parens: boolean[] = []; // per open `(`: does it hold an if/while/for condition?
   const n = src.length;
   for (let i = 0; i < n; i++) {
     const c = src[i]!;
@@ -84,6 +91,8 @@ function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
       i += 2;
       continue;
     }
+    const wordBefore = lastWord;
+    lastWord = undefined;
     if (c === '\n' || c === ';' || c === '{' || c === '}') {
       printBase = undefined;
       getlineBase = undefined;
@@ -121,6 +130,7 @@ function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
       if (word === 'print' || word === 'printf') printBase = parenDepth;
       if (word === 'getline') getlineBase = parenDepth;
       prevIsOperand = !keywords.has(word);
+      lastWord = word;
       continue;
     }
     if (/[0-9.]/.test(c)) {
@@ -151,14 +161,21 @@ function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
       continue;
     }
     if (c === '(' || c === '[') {
-      if (c === '(') parenDepth++;
+      if (c === '(') {
+        parenDepth++;
+        parens.push(wordBefore !== undefined && CONTROL_WORDS.has(wordBefore));
+      }
       prevIsOperand = false;
       continue;
     }
     if (c === ')' || c === ']') {
-      if (c === ')') parenDepth = Math.max(0, parenDepth - 1);
+      let control = false;
+      if (c === ')') {
+        parenDepth = Math.max(0, parenDepth - 1);
+        control = parens.pop() ?? false;
+      }
       if (getlineBase !== undefined && parenDepth < getlineBase) getlineBase = undefined;
-      prevIsOperand = true;
+      prevIsOperand = !(control && d.regexAfterControlParen);
       continue;
     }
     if ((c === '+' || c === '-') && src[i + 1] === c) {

@@ -36,6 +36,10 @@ const ALIASES: Readonly<Record<string, string>> = {
   gsed: 'sed',
   git: 'git',
   zip: 'zip',
+  wget: 'wget',
+  wget2: 'wget',
+  openssl: 'openssl',
+  curl: 'curl',
 };
 
 /**
@@ -79,11 +83,15 @@ const VERSIONED_RE = new RegExp(`^(${VERSIONED.map((n) => n.replace(/[-]/g, '\\-
  * The family of a command name, or undefined when the name belongs to no family we know. Families are the
  * rule families (find, awk, tar, sort, sed, git) and the interpreter families judged by name (python, perl …).
  */
+/** Compiler drivers: gcc, g++, cc, c++, clang, clang++, with versions (gcc-12, clang-17) and target prefixes. */
+const CC_RE = /^([a-z0-9_]+-)*(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+(\.\d+)*)?$/;
+
 export function familyOf(commandName: string): string | undefined {
   const base = baseCommandName(commandName);
   if (base === '') return undefined;
   const alias = ALIASES[base];
   if (alias) return alias;
+  if (CC_RE.test(base)) return 'cc';
   const m = VERSIONED_RE.exec(base);
   if (m) {
     const fam = m[1]!;

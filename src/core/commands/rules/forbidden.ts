@@ -48,6 +48,8 @@ export const FORBIDDEN_CATEGORIES = {
     // Openers that start whatever program is registered for a file (mailcap entries are shell commands).
     'run-mailcap', 'gio', 'gnome-open', 'kde-open', 'kde-open5', 'exo-open', 'kioclient', 'kioclient5', 'mimeopen',
     'sudoedit', 'run0', 'startx', 'xinit', 'rr',
+    // Compiler caches and distributors run whatever compiler command follows them.
+    'ccache', 'sccache', 'distcc', 'icecc',
     // gpg runs helper programs it is told to (--photo-viewer, --exec-path); vifm is a file manager with `:!`.
     'gpg', 'gpg2', 'vifm',
     // The dynamic loader runs any ELF file given to it (`ld.so /path/prog`), also ones without an execute bit.

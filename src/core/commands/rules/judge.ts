@@ -1,14 +1,18 @@
 import * as path from 'node:path';
 import { allow, deny, type Verdict } from '../../verdict';
 import { awkRule } from './awk';
+import { ccRule } from './cc';
+import { curlRule } from './curl';
 import { baseCommandName, familyOf } from './families';
 import { findRule } from './find';
+import { opensslRule } from './openssl';
 import { describeForbidden, judgeForbiddenName } from './forbidden';
 import { gitRule } from './git';
 import { hardenGitReadOnlyArgs } from './gitHarden';
 import { hardenSedArgv, sedRule } from './sed';
 import { sortRule } from './sort';
 import { tarRule } from './tar';
+import { wgetRule } from './wget';
 import { zipRule } from './zip';
 import type { FamilyRule } from './types';
 
@@ -31,6 +35,10 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   sed: sedRule,
   git: gitRule,
   zip: zipRule,
+  wget: wgetRule,
+  cc: ccRule,
+  openssl: opensslRule,
+  curl: curlRule,
 };
 
 /** Characters a command NAME may contain: letters, digits and `. _ + - / @ : ,` (paths, versions, drives). */

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideCommand } from '../../../src/core/commands/decide';
 import { NON_INTERACTIVE_ENV } from '../../../src/core/commands/run';
 import { parsePolicy, type Mode } from '../../../src/core/policy';
+import { requires } from '../../helpers/needs';
 
+
+requires('git');
 /**
  * git with the real git: a workspace repository whose .git/config names a helper for every configuration-driven
  * program (core.fsmonitor, a clean filter, a textconv driver, diff.external, core.pager, a post-index-change

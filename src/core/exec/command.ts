@@ -111,8 +111,9 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       const stdout: StdioEntry = last && stdoutFd !== undefined ? stdoutFd : 'pipe';
       // fd 3 is a "lifeline": every descendant inherits it unless it closes it, so the stage's 'close' waits
       // for an escaped (setsid) process that keeps it, and the normal-exit path notices it without a /proc scan.
-      // fd 4 (WORKDIR_FD) is the checked working directory, for launchers that change directory themselves.
-      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe', ...(workdir.fd !== undefined ? [workdir.fd] : [])]);
+      // fd 4 (WORKDIR_FD) is the checked working directory, only for the no-sandbox launcher that asks for it.
+      const withDir = spec.stages[i]!.workdirFd === true && workdir.fd !== undefined;
+      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe', ...(withDir ? [workdir.fd!] : [])]);
       stages.push(stage);
       // The next stage (or nobody) holds the pipe now; the parent's copy would keep it open and, read by us,
       // would steal the data. Destroyed synchronously, before the event loop could read a single byte.

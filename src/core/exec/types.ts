@@ -4,6 +4,11 @@ import type { PathGuard } from '../paths/guard';
 export interface ExecStage {
   readonly file: string;
   readonly args: readonly string[];
+  /**
+   * Hand this stage its checked working directory as descriptor 4 (WORKDIR_FD). Only for the no-sandbox PID
+   * launcher: a directory descriptor inside a SANDBOX would let the command openat(4, "..") past its mounts.
+   */
+  readonly workdirFd?: boolean;
 }
 
 export interface ExecProgress {

@@ -18,7 +18,7 @@ describe.skipIf(!bwrapWorks)('sandbox mounts (real bubblewrap)', () => {
   let server: RunningServer;
   let client: Client;
   const start = async (extra: string[] = []) => {
-    server = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--mode', 'auto', '--allow', 'touch', 'mkdir', 'readlink', '--protect', '.env', 'secrets/**', ...extra]);
+    server = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--mode', 'auto', '--allow', 'touch', 'mkdir', 'readlink', 'tee', '--protect', '.env', 'secrets/**', ...extra]);
     client = await httpClient(server.url);
   };
   const stop = async () => {
@@ -94,6 +94,19 @@ describe.skipIf(!bwrapWorks)('sandbox mounts (real bubblewrap)', () => {
         expect(r.exitCode).not.toBe(0);
         expect(r.stdout).toBe('');
       }
+    } finally {
+      await stop();
+    }
+  });
+
+  it('stops writing a read-only file through the input redirect (reopening /proc/self/fd/0 for writing)', async () => {
+    fs.mkdirSync(path.join(root, '.git'));
+    fs.writeFileSync(path.join(root, '.git', 'config'), '[core]\n');
+    await start();
+    try {
+      const r = await sh(['tee', '/proc/self/fd/0', '<', '.git/config']);
+      expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe('[core]\n');
+      expect(r.outcome === 'denied' || r.exitCode !== 0 || r.stdout === '[core]\n').toBe(true);
     } finally {
       await stop();
     }

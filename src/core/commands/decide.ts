@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isToolError, ToolError } from '../errors';
 import { isInside, relativeTo, resolveInside, type ResolvedPath } from '../paths/confine';
+import { checkChangeable, checkReadable, guardFor } from '../paths/guard';
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
 import { allow, ask, deny, strictest, type Verdict } from '../verdict';
@@ -63,6 +64,10 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
     }
+    // The one list of hidden / read-only paths (and the hard-link rule) already when deciding, so nobody is asked
+    // to approve a redirect that the open at use time would refuse (issue 12; the open checks again).
+    const guardVerdict = checkRedirectsAgainstGuard(plan, policy);
+    if (guardVerdict) checks.push(guardVerdict);
     checks.push(modeVerdict(plan, policy, key, context));
     return { verdict: strictest(checks), key, plan };
   } catch (e) {
@@ -97,6 +102,31 @@ function planCommand(request: CommandRequest, policy: Policy): CommandPlan {
   const timeoutMs = effectiveTimeoutSeconds(request.timeoutSeconds, policy) * 1000;
   const readOnly = !stdoutFile && parsed.stages.every((s) => isKnownReadOnly(s));
   return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly };
+}
+
+function checkRedirectsAgainstGuard(plan: CommandPlan, policy: Policy): Verdict | undefined {
+  const g = guardFor(policy);
+  const stat = (real: string) => {
+    try {
+      return fs.statSync(real, { bigint: true });
+    } catch {
+      return undefined;
+    }
+  };
+  try {
+    if (plan.stdinFile) {
+      const st = stat(plan.stdinFile.real);
+      checkReadable(g, { relative: plan.stdinFile.relative, real: plan.stdinFile.real, ...(st && { st }) });
+    }
+    if (plan.stdoutFile) {
+      const st = stat(plan.stdoutFile.target.real);
+      checkChangeable(g, { relative: plan.stdoutFile.target.relative, real: plan.stdoutFile.target.real, ...(st && { st }) }, { inPlace: true });
+    }
+  } catch (e) {
+    if (isToolError(e)) return deny(e.code, e.rule ?? 'path.guard', e.message);
+    throw e;
+  }
+  return undefined;
 }
 
 /** Re-expresses a path resolved against the working directory relative to the workspace root (for display). */

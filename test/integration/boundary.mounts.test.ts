@@ -18,7 +18,7 @@ describe.skipIf(!bwrapWorks)('sandbox mounts (real bubblewrap)', () => {
   let server: RunningServer;
   let client: Client;
   const start = async (extra: string[] = []) => {
-    server = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--mode', 'auto', '--allow', 'touch', 'mkdir', '--protect', '.env', 'secrets/**', ...extra]);
+    server = await startServer(['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--mode', 'auto', '--allow', 'touch', 'mkdir', 'readlink', 'tee', '--protect', '.env', 'secrets/**', ...extra]);
     client = await httpClient(server.url);
   };
   const stop = async () => {
@@ -81,6 +81,32 @@ describe.skipIf(!bwrapWorks)('sandbox mounts (real bubblewrap)', () => {
       const aside = fs.readdirSync(root).filter((n) => n.startsWith('.git.blocked-'));
       expect(aside).toHaveLength(1);
       expect(r.warning).toMatch(/created "\.git" at the workspace root/);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('hands the sandboxed command no directory descriptor (openat(fd, "..") would walk past its mounts)', async () => {
+    await start();
+    try {
+      for (const fd of [4, 5, 6]) {
+        const r = await sh(['readlink', `/proc/self/fd/${fd}`]);
+        expect(r.exitCode).not.toBe(0);
+        expect(r.stdout).toBe('');
+      }
+    } finally {
+      await stop();
+    }
+  });
+
+  it('stops writing a read-only file through the input redirect (reopening /proc/self/fd/0 for writing)', async () => {
+    fs.mkdirSync(path.join(root, '.git'));
+    fs.writeFileSync(path.join(root, '.git', 'config'), '[core]\n');
+    await start();
+    try {
+      const r = await sh(['tee', '/proc/self/fd/0', '<', '.git/config']);
+      expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe('[core]\n');
+      expect(r.outcome === 'denied' || r.exitCode !== 0 || r.stdout === '[core]\n').toBe(true);
     } finally {
       await stop();
     }

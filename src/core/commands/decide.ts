@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isToolError, ToolError } from '../errors';
 import { isInside, relativeTo, resolveInside, type ResolvedPath } from '../paths/confine';
+import { checkChangeable, checkReadable, guardFor } from '../paths/guard';
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
 import type { Action } from '../modes';
@@ -120,6 +121,10 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
     }
+    // The one list of hidden / read-only paths (and the hard-link rule) already when deciding, so nobody is asked
+    // to approve a redirect that the open at use time would refuse (issue 12; the open checks again).
+    const guardVerdict = checkRedirectsAgainstGuard(plan, policy);
+    if (guardVerdict) checks.push(guardVerdict);
     // The stages decide between a read-only and another command; a redirect is its own action.
     const actions: Action[] = [plan.readOnly ? 'readOnlyCommand' : 'command', ...(plan.stdoutFile ? (['redirect'] as const) : [])];
     return { key, plan, checks, actions, preApproved };
@@ -198,6 +203,31 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
   return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
+}
+
+function checkRedirectsAgainstGuard(plan: CommandPlan, policy: Policy): Verdict | undefined {
+  const g = guardFor(policy);
+  const stat = (real: string) => {
+    try {
+      return fs.statSync(real, { bigint: true });
+    } catch {
+      return undefined;
+    }
+  };
+  try {
+    if (plan.stdinFile) {
+      const st = stat(plan.stdinFile.real);
+      checkReadable(g, { relative: plan.stdinFile.relative, real: plan.stdinFile.real, ...(st && { st }) });
+    }
+    if (plan.stdoutFile) {
+      const st = stat(plan.stdoutFile.target.real);
+      checkChangeable(g, { relative: plan.stdoutFile.target.relative, real: plan.stdoutFile.target.real, ...(st && { st }) }, { inPlace: true });
+    }
+  } catch (e) {
+    if (isToolError(e)) return deny(e.code, e.rule ?? 'path.guard', e.message);
+    throw e;
+  }
+  return undefined;
 }
 
 /** Re-expresses a path resolved against the working directory relative to the workspace root (for display). */

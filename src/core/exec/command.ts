@@ -102,17 +102,22 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   }
 
   const env = { ...spec.env, [RUN_MARKER_NAME]: runId };
+  let stdinPumped = false;
   try {
     let previousStdout: Readable | undefined;
     for (let i = 0; i < spec.stages.length; i++) {
       const last = i === spec.stages.length - 1;
       const stdin: StdioEntry =
-        i > 0 ? previousStdout! : stdinFd !== undefined ? stdinFd : spec.stdin !== undefined ? 'pipe' : 'ignore';
+        // An input file is PUMPED through a pipe, never handed over as a descriptor: reopening a passed
+        // descriptor through /proc/self/fd/0 for writing would reach the file on the host's mount, past a
+        // read-only sandbox mount (`cmd < .git/config`).
+        i > 0 ? previousStdout! : stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'ignore';
       const stdout: StdioEntry = last && stdoutFd !== undefined ? stdoutFd : 'pipe';
       // fd 3 is a "lifeline": every descendant inherits it unless it closes it, so the stage's 'close' waits
       // for an escaped (setsid) process that keeps it, and the normal-exit path notices it without a /proc scan.
-      // fd 4 (WORKDIR_FD) is the checked working directory, for launchers that change directory themselves.
-      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe', ...(workdir.fd !== undefined ? [workdir.fd] : [])]);
+      // fd 4 (WORKDIR_FD) is the checked working directory, only for the no-sandbox launcher that asks for it.
+      const withDir = spec.stages[i]!.workdirFd === true && workdir.fd !== undefined;
+      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe', ...(withDir ? [workdir.fd!] : [])]);
       stages.push(stage);
       // The next stage (or nobody) holds the pipe now; the parent's copy would keep it open and, read by us,
       // would steal the data. Destroyed synchronously, before the event loop could read a single byte.
@@ -123,7 +128,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       if (!last) previousStdout = stage.child!.stdout ?? undefined;
     }
   } finally {
-    if (stdinFd !== undefined) fs.closeSync(stdinFd);
+    // Once the pump owns the input descriptor it closes it itself (autoClose).
+    if (stdinFd !== undefined && !stdinPumped) fs.closeSync(stdinFd);
     if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
     workdir.release();
   }
@@ -168,7 +174,15 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     // Nobody writes the lifeline; reading it lets its EOF (= every holder gone) be seen.
     (child.stdio[3] as Readable | null | undefined)?.resume();
     if (last) child.stdout?.on('data', (chunk: Buffer) => stdoutCap.push(chunk));
-    if (first && child.stdin && spec.stdin !== undefined) {
+    if (first && child.stdin && stdinFd !== undefined) {
+      const pump = fs.createReadStream('', { fd: stdinFd, autoClose: true, start: 0 });
+      stdinPumped = true;
+      // A command that stops reading (head, or its death) closes the pipe: stop reading the file then.
+      child.stdin.on('error', () => pump.destroy());
+      pump.on('error', () => child.stdin?.destroy());
+      child.once('close', () => pump.destroy());
+      pump.pipe(child.stdin);
+    } else if (first && child.stdin && spec.stdin !== undefined) {
       // A command that never reads its stdin closes the pipe: EPIPE here is normal, not a failure.
       child.stdin.on('error', () => undefined);
       child.stdin.end(typeof spec.stdin === 'string' ? spec.stdin : Buffer.from(spec.stdin));

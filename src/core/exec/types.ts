@@ -6,6 +6,11 @@ export interface ExecStage {
   readonly args: readonly string[];
   /** argv[0] the program sees, when it differs from `file` (the judged absolute path runs under the name it was called by). */
   readonly argv0?: string;
+  /**
+   * Hand this stage its checked working directory as descriptor 4 (WORKDIR_FD). Only for the no-sandbox PID
+   * launcher: a directory descriptor inside a SANDBOX would let the command openat(4, "..") past its mounts.
+   */
+  readonly workdirFd?: boolean;
 }
 
 export interface ExecProgress {

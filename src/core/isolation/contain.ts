@@ -111,5 +111,6 @@ export function probeContainment(): Containment {
 /** The stage started through the containment launcher. */
 export function containStage(stage: ExecStage, c: Containment): ExecStage {
   if (c.prefix.length === 0) return stage;
-  return { file: c.prefix[0]!, args: [...c.prefix.slice(1), stage.file, ...stage.args] };
+  const needsDir = c.prefix.includes(`/proc/self/fd/${WORKDIR_FD}`);
+  return { file: c.prefix[0]!, args: [...c.prefix.slice(1), stage.file, ...stage.args], ...(needsDir && { workdirFd: true }) };
 }

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { startSwapper, type Swapper } from '../helpers/swapper';
 import { strict } from '../helpers/capabilities';
-import { has } from '../helpers/needs';
+import { has, requires } from '../helpers/needs';
 
 /**
  * Issue 12, "check-then-use" and "races in the file tools": the real server (with bubblewrap and without), and a
@@ -18,6 +18,8 @@ import { has } from '../helpers/needs';
 const ROUNDS = 30;
 const SECRET = 'OUTSIDE-SECRET';
 
+
+requires('python3');
 // The sandboxed variant runs where bubblewrap works, and always under GUARDED_SHELL_STRICT (where its absence must fail).
 const isolations = ['none', ...(has('bubblewrap') || strict() ? ['required'] : [])] as const;
 

@@ -133,6 +133,7 @@ async function execute(deps: CommandDeps, call: CallContext, request: CommandReq
     ...(plan.stdoutFile && { stdoutFile: { path: plan.stdoutFile.target.real, append: plan.stdoutFile.append } }),
     timeoutMs: plan.timeoutMs,
     outputLimitBytes: policy.outputLimitBytes,
+    outputLimitAction: policy.outputLimitAction,
     ...(call.signal && { signal: call.signal }),
     ...(call.onProgress && { onProgress: call.onProgress }),
   });

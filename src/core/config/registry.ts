@@ -199,7 +199,20 @@ export const SETTINGS = {
   outputLimitBytes: {
     target: 'policy', schema: count, default: 1024 * 1024, summary: 'bytes of stdout and of stderr kept per command',
     cli: [{ name: '--output-limit', arg: 'BYTES' }], env: [{ name: 'MCP_SHELL_OUTPUT_LIMIT_BYTES', empty: 'unset' }], config: [{ key: 'outputLimit' }],
-    vscode: { key: 'outputLimitBytes', scope: 'tighten', description: 'Bytes of stdout and of stderr kept per command (1 MiB by default). A command that writes more is stopped and the result says it was truncated.' },
+    vscode: { key: 'outputLimitBytes', scope: 'tighten', description: 'Bytes of stdout and of stderr kept per command (1 MiB by default). What happens to a command that writes more is `#guardedShell.outputLimitAction#`.' },
+  },
+  outputLimitAction: {
+    target: 'policy', schema: z.enum(['keep', 'kill']), default: 'keep',
+    summary: 'past the output limit: keep (run on, keep the first and last part) or kill (stop the command, keep the first part)',
+    cli: [{ name: '--output-limit-action', arg: 'keep|kill' }], env: [{ name: 'MCP_SHELL_OUTPUT_LIMIT_ACTION', empty: 'unset' }], config: [{ key: 'outputLimitAction' }],
+    vscode: {
+      key: 'outputLimitAction', scope: 'tighten', stricter: ['kill', 'keep'],
+      description: 'What happens when a command writes more than `#guardedShell.outputLimitBytes#` to a stream.',
+      enumDescriptions: [
+        'The command runs to its end (or its timeout); the result keeps the first and the last half of the limit and says how many bytes were left out in the middle.',
+        'The command is stopped at the limit; the result keeps the first bytes.',
+      ],
+    },
   },
   concurrency: {
     target: 'policy', schema: z.number().int().min(1).max(64), default: 4, summary: 'commands running at once; more wait in a queue',

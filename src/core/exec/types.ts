@@ -1,3 +1,5 @@
+import type { OutputLimitAction } from './capture';
+
 /** One program of a pipeline, as it will be spawned (after any sandbox wrapping). Never a shell string. */
 export interface ExecStage {
   readonly file: string;
@@ -24,8 +26,13 @@ export interface ExecSpec {
   /** Absolute path (already confined) that receives the last stage's stdout instead of the capture. */
   readonly stdoutFile?: { readonly path: string; readonly append: boolean };
   readonly timeoutMs: number;
-  /** Captured bytes per stream; past it the command is stopped and the kept prefix returned. */
+  /** Captured bytes per stream; what happens past it is `outputLimitAction`. */
   readonly outputLimitBytes: number;
+  /**
+   * `keep`: the command runs on and the first and last parts are kept; `kill` (when absent, this layer's
+   * original behaviour): the command is stopped and the kept prefix returned. The policy's default is `keep`.
+   */
+  readonly outputLimitAction?: OutputLimitAction;
   /** Abort = client cancellation: the whole process tree is killed. */
   readonly signal?: AbortSignal;
   /** Called about once a second while the command runs. */

@@ -12,6 +12,8 @@ import editFile from './editFile';
 import fetch from './fetch';
 import listFiles from './listFiles';
 import mkdir from './mkdir';
+import { acceptNullAsOmitted } from './nullArgs';
+import { isolationNote } from './describe';
 import moveRenameFile from './moveRenameFile';
 import readFile from './readFile';
 import replaceInFile from './replaceInFile';
@@ -37,12 +39,23 @@ export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Polic
  * is not offered; descriptions follow the policy; clients hear `notifications/tools/list_changed`.
  */
 export function registerTools(server: McpServer, ctx: ServerContext, approver: () => Approver): () => void {
-  const env: ToolEnv = { commands: ctx.commandDeps(approver), files: { policy: () => ctx.policy, approver, audit: ctx.audit } };
+  let warned = false;
+  const env: ToolEnv = {
+    commands: ctx.commandDeps(approver),
+    files: { policy: () => ctx.policy, approver, audit: ctx.audit },
+    warnOnce: (warning) => {
+      if (!warning || warned) return undefined;
+      warned = true;
+      return warning;
+    },
+  };
+  const describe = (def: ToolDef, policy: Policy) => def.description(policy) + (def.actions.includes('readOnlyCommand') ? isolationNote(ctx.isolation.kind) : '');
   const registered = TOOLS.map((def) => {
-    const description = def.description(ctx.policy);
+    const description = describe(def, ctx.policy);
+    // No outputSchema: see ToolDef.outputSchema. Annotations carry only the hints that differ from MCP's defaults.
     const tool: RegisteredTool = server.registerTool(
       def.name,
-      { title: def.title, description, inputSchema: def.inputSchema, outputSchema: def.outputSchema, annotations: { title: def.title, ...def.annotations } },
+      { title: def.title, description, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(def.annotations) },
       (args, extra) => def.run(args as never, env, extra),
     );
     return { def, tool, description };
@@ -54,7 +67,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
         if (offered) r.tool.enable();
         else r.tool.disable();
       }
-      const description = r.def.description(policy);
+      const description = describe(r.def, policy);
       if (description !== r.description) {
         r.description = description;
         r.tool.update({ description });
@@ -63,4 +76,16 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   };
   apply(ctx.policy);
   return ctx.onPolicyChange(apply);
+}
+
+/** MCP's defaults: readOnly false, destructive true, idempotent false, openWorld true. Only what differs is sent. */
+const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
+
+export function nonDefaultHints(hints: ToolDef['annotations']): Partial<ToolDef['annotations']> {
+  const out: Record<string, boolean> = {};
+  for (const [k, v] of Object.entries(hints) as [keyof typeof HINT_DEFAULTS, boolean][]) {
+    // destructiveHint means nothing for a read-only tool.
+    if (v !== HINT_DEFAULTS[k] && !(k === 'destructiveHint' && hints.readOnlyHint)) out[k] = v;
+  }
+  return out;
 }

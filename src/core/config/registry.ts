@@ -100,8 +100,10 @@ export const SETTINGS = {
     cli: [{ name: '--port', arg: 'PORT' }], config: [{ key: 'port' }],
   },
   transport: {
-    target: 'server', schema: z.enum(['http', 'sse', 'stdio']), default: 'http', summary: 'MCP transport: Streamable HTTP, legacy SSE, or stdin/stdout',
+    target: 'server', schema: z.enum(['http', 'sse', 'stdio']), default: 'http',
+    summary: 'MCP transport: Streamable HTTP, legacy SSE, or stdin/stdout (default: stdio when stdin is a pipe or socket, i.e. a client launched the server; otherwise http)',
     cli: [
+      { name: '--http', value: 'http', help: 'serve Streamable HTTP even when stdin is a pipe' },
       { name: '--sse', value: 'sse', help: 'serve the legacy SSE transport instead of Streamable HTTP' },
       { name: '--stdio', value: 'stdio', help: 'serve MCP over stdin/stdout (audit goes to stderr)' },
     ],
@@ -118,6 +120,10 @@ export const SETTINGS = {
       { key: 'auth', schema: z.string().nullable(), map: (v: string | null) => v ?? undefined },
       { key: 'noauth', schema: z.boolean(), map: (v: boolean) => (v ? null : undefined) },
     ],
+  },
+  tokenFile: {
+    target: 'server', schema: nonEmpty, summary: 'keep the bearer token in this file (created with mode 0600 on first start, reused after): a token that survives restarts',
+    cli: [{ name: '--token-file', arg: 'FILE' }], env: [{ name: 'GUARDED_SHELL_TOKEN_FILE', empty: 'unset' }], config: [{ key: 'tokenFile', map: resolved }],
   },
   quiet: { target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr', cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }] },
   corsOrigins: {
@@ -225,9 +231,9 @@ export const SETTINGS = {
     vscode: { key: 'approvalTimeout', scope: 'tighten', description: 'Seconds to wait for your decision on an approval before the request is denied.' },
   },
   disableTools: {
-    target: 'policy', schema: z.array(z.enum(TOOL_NAMES)), default: [], summary: `tools never offered (${TOOL_NAMES.join(', ')})`,
+    target: 'policy', schema: z.array(z.enum(TOOL_NAMES)), default: [], summary: `tools never offered (${TOOL_NAMES.join(', ')}); writeFile also covers copyFile, moveRenameFile, deleteFile, mkdir, rmdir, and editFile covers replaceInFile`,
     cli: [{ name: '--disableTools', arg: 'TOOL[,TOOL...]', commaList: true }], config: [{ key: 'disableTools' }],
-    vscode: { key: 'disableTools', scope: 'union', description: 'MCP tools not offered at all (e.g. `cmdshell`, `writeFile`, `fetch`).' },
+    vscode: { key: 'disableTools', scope: 'union', description: 'MCP tools not offered at all (e.g. `cmdshell`, `writeFile`, `fetch`). As in cmdshellmcp configurations, `writeFile` also covers `copyFile`, `moveRenameFile`, `deleteFile`, `mkdir` and `rmdir`, and `editFile` covers `replaceInFile`.' },
   },
   protectedPaths: {
     target: 'policy', schema: strings, default: [], summary: 'globs relative to the root that no tool may change (e.g. .env)',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { disabledTools } from '../../core/toolNames';
 import { runCommand } from '../../core/commands/run';
 import { callContext } from './callContext';
 import { commandOutputShape, toToolResult, withWarning } from './commandResult';
@@ -12,7 +13,7 @@ export default defineTool({
   description: (policy) =>
     [
       'Run an allowlisted command with its arguments, e.g. command "grep", args ["-R", "needle", "."]. No shell: no globs, pipes or redirects.',
-      policy.disableTools.includes('shell_execute') ? commandLimitsText(policy) : 'Allowlist and limits as shell_execute.',
+      disabledTools(policy.disableTools).has('shell_execute') ? commandLimitsText(policy) : 'Allowlist and limits as shell_execute.',
     ].join(' '),
   inputSchema: {
     command: z.string().min(1).describe('Command name.'),

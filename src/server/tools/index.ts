@@ -1,6 +1,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Approver } from '../../core/approval';
 import { neverAllowed } from '../../core/modes';
+import { disabledTools } from '../../core/toolNames';
 import type { Policy } from '../../core/policy';
 import type { ServerContext } from '../context';
 import applyPatch from './applyPatch';
@@ -28,7 +29,7 @@ export const TOOLS: readonly ToolDef[] = [
 
 /** Why a tool is not offered under a policy, or undefined when it is. */
 export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Policy): string | undefined {
-  if (policy.disableTools.includes(def.name)) return 'disabled by disableTools';
+  if (disabledTools(policy.disableTools).has(def.name)) return 'disabled by disableTools';
   if (neverAllowed(policy.mode, policy.network, def.actions)) return 'never allowed by the current mode or network setting';
   return undefined;
 }

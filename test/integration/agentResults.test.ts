@@ -99,14 +99,14 @@ describe('results over HTTP', () => {
       fetch(s.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: '{}' });
     const stale = await post({ Authorization: 'Bearer a-token-from-yesterday' });
     expect(stale.status).toBe(401);
-    expect((await stale.json()).error.message).toMatch(/^Wrong or stale bearer token.*printed by "guarded-shell" when it starts.*GUARDED_SHELL_TOKEN/);
+    expect(((await stale.json()) as any).error.message).toMatch(/^Wrong or stale bearer token.*printed by "guarded-shell" when it starts.*GUARDED_SHELL_TOKEN/);
     const none = await post({});
     expect(none.status).toBe(401);
-    expect((await none.json()).error.message).toMatch(/^No bearer token: send "Authorization: Bearer <token>"/);
+    expect(((await none.json()) as any).error.message).toMatch(/^No bearer token: send "Authorization: Bearer <token>"/);
     for (const p of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
       const res = await fetch(new URL(p, base));
       expect(res.status, p).toBe(404);
-      expect((await res.json()).error.message).toMatch(/^No OAuth/);
+      expect(((await res.json()) as any).error.message).toMatch(/^No OAuth/);
     }
   });
 });

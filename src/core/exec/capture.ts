@@ -14,9 +14,13 @@ export class BoundedCapture {
   private readonly head: Buffer[] = [];
   private headKept = 0;
   private readonly headLimit: number;
-  /** The tail ring: chunks whose total may exceed tailLimit by less than the first chunk. */
-  private readonly tail: Buffer[] = [];
-  private tailKept = 0;
+  /**
+   * The tail: one ring buffer, allocated once when the head is full, so draining a large output allocates
+   * nothing per chunk (garbage would grow the process however flat the live data is).
+   */
+  private ring: Buffer | undefined;
+  /** Bytes ever written to the ring; the next write goes at ringWritten % tailLimit. */
+  private ringWritten = 0;
   private readonly tailLimit: number;
   /** Bytes the command wrote, including those dropped. */
   total = 0;
@@ -43,10 +47,16 @@ export class BoundedCapture {
       rest = rest.subarray(part.length);
     }
     if (rest.length > 0 && this.tailLimit > 0) {
-      const part = Buffer.from(rest.subarray(Math.max(0, rest.length - this.tailLimit)));
-      this.tail.push(part);
-      this.tailKept += part.length;
-      while (this.tail.length > 1 && this.tailKept - this.tail[0]!.length >= this.tailLimit) this.tailKept -= this.tail.shift()!.length;
+      const ring = (this.ring ??= Buffer.alloc(this.tailLimit));
+      const skip = Math.max(0, rest.length - this.tailLimit);
+      this.ringWritten += skip;
+      let src = rest.subarray(skip);
+      while (src.length > 0) {
+        const at = this.ringWritten % this.tailLimit;
+        const n = src.copy(ring, at, 0, Math.min(src.length, this.tailLimit - at));
+        this.ringWritten += n;
+        src = src.subarray(n);
+      }
     }
     if (!this.truncated && this.total > this.limit) {
       this.truncated = true;
@@ -54,9 +64,16 @@ export class BoundedCapture {
     }
   }
 
+  /** The ring's content in write order (the last min(written, tailLimit) bytes). */
+  private tailBytes(ring: Buffer): Buffer {
+    if (this.ringWritten <= this.tailLimit) return ring.subarray(0, this.ringWritten);
+    const at = this.ringWritten % this.tailLimit;
+    return Buffer.concat([ring.subarray(at), ring.subarray(0, at)]);
+  }
+
   /** Bytes written but not kept (in the middle for `keep`, at the end for `kill`). */
   get omitted(): number {
-    return Math.max(0, this.total - this.headKept - Math.min(this.tailKept, this.tailLimit));
+    return Math.max(0, this.total - this.headKept - Math.min(this.ringWritten, this.tailLimit));
   }
 
   /**
@@ -65,9 +82,8 @@ export class BoundedCapture {
    */
   text(): string {
     const headBytes = Buffer.concat(this.head, this.headKept);
-    if (this.tail.length === 0) return headBytes.toString('utf8');
-    let tail = Buffer.concat(this.tail, this.tailKept);
-    tail = tail.subarray(Math.max(0, tail.length - this.tailLimit));
+    if (!this.ring) return headBytes.toString('utf8');
+    const tail = this.tailBytes(this.ring);
     const omitted = this.omitted;
     // Nothing left out: one buffer, so a character split between head and tail stays whole.
     if (omitted === 0) return Buffer.concat([headBytes, tail]).toString('utf8');

@@ -14,7 +14,7 @@ export function commandLimitsText(policy: Policy): string {
       : `a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped`;
   return [
     `Allowed: ${names}.${patterns}`,
-    'No shells or interpreters; dangerous options (find -exec, git -c …) are refused.',
+    'No shells, interpreters or risky options (find -exec …).',
     `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s); ${output}. Mode ${modeLabel(policy.mode)}.`,
   ].join(' ');
 }

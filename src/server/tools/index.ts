@@ -50,7 +50,11 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
       return warning;
     },
   };
-  const describe = (def: ToolDef, policy: Policy) => def.description(policy) + (def.actions.includes('readOnlyCommand') ? isolationNote(ctx.isolation.kind) : '');
+  // The sandbox note goes where the limits are (shell_execute, or cmdshell when it stands alone).
+  const describe = (def: ToolDef, policy: Policy) => {
+    const text = def.description(policy);
+    return text.includes('Allowed: ') ? text + isolationNote(ctx.isolation.kind) : text;
+  };
   const registered = TOOLS.map((def) => {
     const description = describe(def, ctx.policy);
     // No outputSchema: see ToolDef.outputSchema. Annotations carry only the hints that differ from MCP's defaults.
@@ -79,14 +83,19 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   return ctx.onPolicyChange(apply);
 }
 
-/** MCP's defaults: readOnly false, destructive true, idempotent false, openWorld true. Only what differs is sent. */
+/**
+ * MCP's defaults: readOnly false, destructive true, idempotent false, openWorld true. Only what differs is sent,
+ * except the ones a client's safety prompt reads (readOnlyHint, openWorldHint, and destructiveHint for a tool that
+ * changes things): those are always explicit.
+ */
 const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
 
 export function nonDefaultHints(hints: ToolDef['annotations']): Partial<ToolDef['annotations']> {
   const out: Record<string, boolean> = {};
   for (const [k, v] of Object.entries(hints) as [keyof typeof HINT_DEFAULTS, boolean][]) {
     // destructiveHint means nothing for a read-only tool.
-    if (v !== HINT_DEFAULTS[k] && !(k === 'destructiveHint' && hints.readOnlyHint)) out[k] = v;
+    const explicit = k === 'readOnlyHint' || k === 'openWorldHint' || (k === 'destructiveHint' && !hints.readOnlyHint);
+    if (explicit || (v !== HINT_DEFAULTS[k] && k !== 'destructiveHint')) out[k] = v;
   }
   return out;
 }

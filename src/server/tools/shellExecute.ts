@@ -12,7 +12,7 @@ export default defineTool({
   description: (policy) =>
     [
       'Run an allowlisted command as an argv array (no shell string) in the workspace.',
-      'Pipes and redirects are separate elements: ["grep","-n","TODO","a.ts","|","wc","-l"], ["sort","in.txt",">","out.txt"]. A non-zero exit is isError.',
+      'Pipes and redirects are separate elements: ["grep","-n","x","a.ts","|","wc","-l"], ["sort","a",">","b"]. A non-zero exit is isError.',
       commandLimitsText(policy),
     ].join(' '),
   inputSchema: {

@@ -85,6 +85,34 @@ describe('results over HTTP', () => {
     expect(shell.description).toContain('No OS sandbox');
   });
 
+  it('bench: a 20,000-line file rewritten completely answers quickly with a capped diff; a second client is served meanwhile', async () => {
+    const lines = (tag: string) => Array.from({ length: 20_000 }, (_, i) => `${tag} ${i} of the twenty thousand lines`).join('\n') + '\n';
+    fs.writeFileSync(path.join(root, 'big.txt'), lines('old'));
+    const other = await httpClient(s.url);
+    try {
+      const started = performance.now();
+      const write = c.callTool({ name: 'writeFile', arguments: { file: 'big.txt', text: lines('new') } });
+      const waits: number[] = [];
+      let done = false;
+      void write.finally(() => (done = true));
+      while (!done) {
+        const t = performance.now();
+        await other.callTool({ name: 'listFiles', arguments: {} });
+        waits.push(performance.now() - t);
+      }
+      const r = await write;
+      const ms = performance.now() - started;
+      console.log(`20,000-line rewrite: ${Math.round(ms)} ms, answer ${text(r).length} chars; second client's listFiles: ${waits.length} calls, slowest ${Math.round(Math.max(...waits))} ms`);
+      expect(structured(r).outcome).toBe('ok');
+      expect(structured(r).diffTruncated).toBe(true);
+      expect(text(r).length).toBeLessThan(9000);
+      expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(lines('new'));
+      expect(waits.length).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('says when a timeout above the maximum was clamped, and hints to split a whole command line', async () => {
     const r = await c.callTool({ name: 'shell_execute', arguments: { command: ['echo', 'x'], timeout: 100000 } });
     expect(text(r)).toMatch(/timeout 100000 s is above the server's maximum; 300 s was used/);

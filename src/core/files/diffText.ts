@@ -15,8 +15,27 @@ export const MAX_DIFF_EDITS = 400;
 export function unifiedDiff(relative: string, before: string, after: string, options: { created?: boolean; deleted?: boolean } = {}): string {
   const oldName = options.created ? '/dev/null' : `a/${relative}`;
   const newName = options.deleted ? '/dev/null' : `b/${relative}`;
+  if (editsAtLeast(before, after) > MAX_DIFF_EDITS) return replacementDiff(oldName, newName, before, after);
   const patch = createTwoFilesPatch(oldName, newName, before, after, undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY, maxEditLength: MAX_DIFF_EDITS });
   return patch ?? replacementDiff(oldName, newName, before, after);
+}
+
+/**
+ * A lower bound of the line edits between two texts, in linear time: every line of one side without a partner on
+ * the other must be deleted or inserted. When it is past the limit, the diff would give up anyway, after
+ * tokenizing everything: skip it.
+ */
+function editsAtLeast(before: string, after: string): number {
+  const count = new Map<string, number>();
+  for (const l of lines(before)) count.set(l, (count.get(l) ?? 0) + 1);
+  let unmatched = 0;
+  for (const l of lines(after)) {
+    const n = count.get(l);
+    if (n) count.set(l, n - 1);
+    else unmatched++;
+  }
+  for (const n of count.values()) unmatched += n;
+  return unmatched;
 }
 
 /** The whole old text removed and the whole new text added, in the format jsdiff writes. */

@@ -20,6 +20,8 @@ async function main(argv: readonly string[]): Promise<void> {
   const fromFile = loadConfigFile(flags.conf, process.cwd());
   const settings = resolveSettings([launchLayer(), fromFile, settingsFromEnvironment(process.env), flags.layer]);
   const server = await startStandalone(settings, VERSION).catch((e: unknown) => {
+    // A bad setting found while starting (a token file others can read) is a usage error (exit 2), like a flag's.
+    if (e instanceof PolicyError) throw e;
     throw new StartError(startFailure(e, settings.server));
   });
 

@@ -1,5 +1,4 @@
 import type { EffectiveSettings } from '../core/config/settings';
-import { PolicyError } from '../core/policy';
 
 /** The server could not start: one line that names the flag or setting and says what to do. Exit code 1. */
 export class StartError extends Error {
@@ -9,7 +8,6 @@ export class StartError extends Error {
 type ServerOptions = EffectiveSettings['server'];
 
 export function startFailure(e: unknown, options: ServerOptions): string {
-  if (e instanceof PolicyError) return e.message;
   const err = e as NodeJS.ErrnoException & { path?: string };
   if (err.code === 'EADDRINUSE') return `port ${options.port} on ${options.host} is already in use (--port / "port"): stop the other server or choose another port (--port 0 picks a free one).`;
   if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${options.host} (--host / "host"): no such local address; use 127.0.0.1 or an address of this machine.`;

@@ -4,7 +4,8 @@ import { generateToken } from './http/guards';
 
 /**
  * A bearer token that survives restarts: read from `file`, or created there (mode 0600, never over an existing
- * file) on the first start. A file others can read is refused: the token lets its holder run commands.
+ * file) on the first start. A file others can read, or another user's file, is refused: the token lets its holder
+ * run commands.
  */
 export function tokenFromFile(file: string): string {
   let fd: number;
@@ -17,6 +18,10 @@ export function tokenFromFile(file: string): string {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new PolicyError(`--token-file ${file}: not a regular file.`);
+    // Whoever owns the file chose the token: it must be the user the server runs as (a root server must not take
+    // a token another user wrote).
+    const uid = process.getuid?.();
+    if (uid !== undefined && st.uid !== uid) throw new PolicyError(`--token-file ${file}: owned by another user (uid ${st.uid}); use a file of your own.`);
     if ((st.mode & 0o077) !== 0) throw new PolicyError(`--token-file ${file}: others can read it (mode ${(st.mode & 0o777).toString(8)}); run "chmod 600 ${file}".`);
     const token = fs.readFileSync(fd, 'utf8').trim();
     if (!/^[\x21-\x7e]{16,}$/.test(token)) throw new PolicyError(`--token-file ${file}: expected one token of at least 16 printable characters; delete the file to get a new one.`);

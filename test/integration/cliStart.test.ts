@@ -71,3 +71,14 @@ describe('guarded-shell start-up', () => {
     expect(lastLine(both.err)).toContain('the token file cannot be used together with a fixed token');
   });
 });
+
+describe('token file ownership', () => {
+  it.skipIf(process.getuid?.() !== 0)("a root server refuses a token file another user owns (that user chose the token)", () => {
+    const file = path.join(dir, 'foreign-token');
+    fs.writeFileSync(file, 'z'.repeat(32) + '\n', { mode: 0o600 });
+    fs.chownSync(file, 65534, 65534);
+    const r = run(['--port', '0', '--token-file', file]);
+    expect(r.code).toBe(2);
+    expect(lastLine(r.err)).toContain('owned by another user (uid 65534)');
+  });
+});

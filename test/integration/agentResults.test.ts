@@ -159,6 +159,17 @@ describe('the sandbox warning is said once per session', () => {
     }
   });
 
+  it('with the built-in default allowlist and the no-sandbox note, tools/list is still under 10 KB', async () => {
+    const { client } = await stdioClient(['--cwd', root, '--quiet', '--mode', 'auto', '--isolation', 'none']);
+    try {
+      const bytes = JSON.stringify(await client.listTools()).length;
+      console.log(`tools/list with the default allowlist: ${bytes} bytes`);
+      expect(bytes).toBeLessThanOrEqual(10 * 1024);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('without any sandbox (isolation none) results carry no warning text at all', async () => {
     const { client } = await stdioClient(['--cwd', root, '--quiet', '--mode', 'auto', '--isolation', 'none', '--allow', 'echo']);
     try {

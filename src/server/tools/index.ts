@@ -63,6 +63,9 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
       { title: def.title, description, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(def.annotations) },
       (args, extra) => def.run(args as never, env, extra),
     );
+    // The SDK marks every tool `execution: {taskSupport: "forbidden"}`, which is MCP's default when absent: 40
+    // bytes per tool in every tools/list for nothing. Absent, the SDK runs the tool the same way.
+    tool.execution = undefined;
     return { def, tool, description };
   });
   const apply = (policy: Policy) => {

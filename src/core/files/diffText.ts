@@ -70,10 +70,14 @@ export function diffForAgent(diff: string, maxChars = 8000): { text: string; cut
   let added = 0;
   let removed = 0;
   let hunks = 0;
+  // Only lines after the first hunk header count: an added line "++ x" reads "+++ x" and is not a file header.
+  let inHunks = false;
   for (const l of diff.split('\n')) {
-    if (l.startsWith('@@ ')) hunks++;
-    else if (l.startsWith('+') && !l.startsWith('+++ ')) added++;
-    else if (l.startsWith('-') && !l.startsWith('--- ')) removed++;
+    if (l.startsWith('@@ ')) {
+      hunks++;
+      inHunks = true;
+    } else if (inHunks && l.startsWith('+')) added++;
+    else if (inHunks && l.startsWith('-')) removed++;
   }
   const head = diff.slice(0, maxChars);
   const kept = head.slice(0, head.lastIndexOf('\n') + 1);

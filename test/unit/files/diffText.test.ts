@@ -57,3 +57,12 @@ describe('diffForAgent', () => {
     expect(shown.text).toMatch(/\n\[… diff cut for the answer: \d+ more lines; the whole change is \+20000 −0 lines in 1 hunk\./);
   });
 });
+
+describe('diffForAgent counts', () => {
+  it('counts an added line that itself starts with "++" (it reads "+++" in the diff)', () => {
+    const before = 'x\n'.repeat(3000);
+    const after = '++ added\n' + before.replace(/x/g, 'y');
+    const shown = diffForAgent(unifiedDiff('f', before, after), 100);
+    expect(shown.text).toContain('+3001 −3000 lines in 1 hunk');
+  });
+});

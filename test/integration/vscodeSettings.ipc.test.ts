@@ -107,7 +107,17 @@ const EFFECTS: Record<string, Effect> = {
     check: async (h) => {
       const r = sc(await run(h, ['seq', '1', '1000']));
       expect(r.stdoutTruncated).toBe(true);
-      expect(r.stdout.length).toBeLessThanOrEqual(10);
+      // keep (the default): the first and the last 5 bytes around the marker, and the command ran to its end.
+      expect(r.outcome).toBe('ok');
+      expect(r.stdout).toMatch(/^1\n2\n3\n\[… \d+ bytes left out …\]\n1000\n$/);
+    },
+  },
+  outputLimitAction: {
+    settings: { outputLimitBytes: { globalValue: 10 }, outputLimitAction: { globalValue: 'kill' } },
+    check: async (h) => {
+      const r = sc(await run(h, ['seq', '1', '100000']));
+      expect(r.outcome).toBe('output_limit');
+      expect(r.stdout).toBe('1\n2\n3\n4\n5\n');
     },
   },
   approvalTimeout: {

@@ -4,9 +4,13 @@
 // nothing here ever assigns innerHTML, so an argv element like `<img src=x onerror=…>` is shown, never parsed.
 'use strict';
 (function () {
-  // VS Code defines acquireVsCodeApi as a global `const` in every webview page (not a window property); once per load.
+  // Two hosts, one page. In VS Code, acquireVsCodeApi is a global `const` in every webview page (not a window
+  // property), callable once per load. On the standalone approval page, media/webHost.js (loaded first) provides the
+  // same API over HTTP and delivers the host's messages itself (window messages are then ignored: see below).
+  /** @type {any} */
+  const webHost = /** @type {any} */ (window).GuardedShellWebHost;
   // @ts-ignore
-  const vscode = acquireVsCodeApi();
+  const vscode = webHost ? webHost.api : acquireVsCodeApi();
   /** @typedef {import('../src/shared/webviewProtocol').WebviewToHost} WebviewToHost */
   /** @typedef {import('../src/shared/webviewProtocol').HostToWebview} HostToWebview */
   /** Every message to the host is checked against the protocol's types (tsconfig.webview.json, run by npm test). @param {WebviewToHost} m */
@@ -467,8 +471,8 @@
   const history = /** @type {any} */ (window).GuardedShellHistory;
   if (history) history.mount($('panel-history'), { post, announce, el, ltr, vscode });
 
-  window.addEventListener('message', (event) => {
-    const m = /** @type {HostToWebview | null} */ (event.data);
+  /** @param {HostToWebview | null} m */
+  function onHostMessage(m) {
     if (!m || typeof m !== 'object') return;
     switch (m.type) {
       case 'show':
@@ -489,7 +493,10 @@
         selectTab(m.tab === 'history' ? 'history' : 'pending', true);
         break;
     }
-  });
+  }
+  // On the web page the host's messages come only from the shim's own stream, never from window.postMessage.
+  if (webHost) webHost.listen(onHostMessage);
+  else window.addEventListener('message', (event) => onHostMessage(event.data));
 
   updateCount();
   post({ type: 'ready' });

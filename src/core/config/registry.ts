@@ -119,6 +119,11 @@ export const SETTINGS = {
       { key: 'noauth', schema: z.boolean(), map: (v: boolean) => (v ? null : undefined) },
     ],
   },
+  approver: {
+    target: 'server', schema: z.enum(['elicitation', 'web', 'auto']), default: 'elicitation',
+    summary: 'who answers approvals standalone: the client (MCP elicitation), a local web page the client cannot answer, or auto (elicitation when the client offers it, else the page)',
+    cli: [{ name: '--approver', arg: 'elicitation|web|auto' }], env: [{ name: 'GUARDED_SHELL_APPROVER', empty: 'unset' }], config: [{ key: 'approver' }],
+  },
   quiet: { target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr', cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }] },
   corsOrigins: {
     target: 'server', schema: strings, default: [], summary: 'browser origins allowed by CORS (none by default)',

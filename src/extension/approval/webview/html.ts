@@ -13,12 +13,18 @@ export interface PanelHtmlOptions {
   readonly historyScript: string;
   readonly approvalStyle: string;
   readonly historyStyle: string;
+  /**
+   * The standalone approval page (src/server/http/approvalPage.ts) only: a script loaded before the others that
+   * stands in for VS Code's host (media/webHost.js), and the origin it may fetch from. The panel has neither.
+   */
+  readonly hostScript?: string;
+  readonly connectSrc?: string;
 }
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return `default-src 'none'; style-src ${cspSource}; script-src 'nonce-${nonce}'; img-src ${cspSource} data:`;
+export function contentSecurityPolicy(cspSource: string, nonce: string, connectSrc?: string): string {
+  return `default-src 'none'; style-src ${cspSource}; script-src 'nonce-${nonce}'; img-src ${cspSource} data:${connectSrc ? `; connect-src ${connectSrc}` : ''}`;
 }
 
 export function panelHtml(o: PanelHtmlOptions): string {
@@ -27,7 +33,7 @@ export function panelHtml(o: PanelHtmlOptions): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${attr(contentSecurityPolicy(o.cspSource, o.nonce))}">
+<meta http-equiv="Content-Security-Policy" content="${attr(contentSecurityPolicy(o.cspSource, o.nonce, o.connectSrc))}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="${attr(o.approvalStyle)}">
 <link rel="stylesheet" href="${attr(o.historyStyle)}">
@@ -52,7 +58,7 @@ export function panelHtml(o: PanelHtmlOptions): string {
   <section id="panel-history" role="tabpanel" aria-labelledby="tab-history" hidden></section>
 </main>
 <div id="live" class="sr-only" role="status" aria-live="polite" aria-atomic="true"></div>
-<script nonce="${nonce}" src="${attr(o.historyScript)}"></script>
+${o.hostScript ? `<script nonce="${nonce}" src="${attr(o.hostScript)}"></script>\n` : ''}<script nonce="${nonce}" src="${attr(o.historyScript)}"></script>
 <script nonce="${nonce}" src="${attr(o.approvalScript)}"></script>
 </body>
 </html>

@@ -55,7 +55,8 @@ export async function startStandalone(
   const web = !hooks.approver && options.approver !== 'elicitation' ? await startWebApproval(ctx) : undefined;
   if (web) {
     ctx.defaultApprover = web.approver;
-    streams.err.write(`guarded-shell: approvals: open ${web.page.url} in your browser (the MCP client cannot see or answer this page)\n`);
+    const note = options.transport === 'stdio' ? 'under --stdio the MCP client receives this stream: see docs/approvals.md' : 'the MCP client cannot see or answer this page';
+    streams.err.write(`guarded-shell: approvals: open ${web.page.url} in your browser (${note})\n`);
   }
   const elicit = !hooks.approver && options.approver !== 'web';
   const factory = () => createServer(ctx, elicit ? (server) => elicitationApprover(server, ctx) : undefined);

@@ -4,7 +4,7 @@ import type { ApprovalMemory } from '../../core/approvalMemory';
 import type { AuditSink } from '../../core/audit';
 import { HistoryStore } from '../../extension/approval/webview/history';
 import { toCard } from '../../extension/approval/webview/viewModel';
-import type { Card, HostToWebview, RememberedEntry, WebviewToHost } from '../../shared/webviewProtocol';
+import { batchKindOf, type Card, type HostToWebview, type RememberedEntry, type WebviewToHost } from '../../shared/webviewProtocol';
 
 /**
  * The standalone approver the MCP client cannot answer: requests wait here until a person decides on the local
@@ -83,12 +83,12 @@ export class WebApprover implements Approver {
         return true;
       }
       case 'approveAll': {
-        // Only the cards named (what the page showed when the person clicked), each approved once.
+        // Only the cards listed (what the page showed before the person confirmed), and only of the confirmed kind.
         let any = false;
         for (const id of m.ids) {
           const p = this.pending.get(id);
-          if (!p) continue;
-          p.settle({ approved: true, by: 'web', option: 'once' });
+          if (!p || batchKindOf(p.request) !== m.kind) continue;
+          p.settle({ approved: true, by: 'web', option: 'all' });
           any = true;
         }
         return any;

@@ -49,8 +49,14 @@ export function panelHtml(o: PanelHtmlOptions): string {
 <main>
   <section id="panel-pending" role="tabpanel" aria-labelledby="tab-pending">
     <div class="toolbar">
-      <button type="button" id="approve-all" class="secondary" disabled>Approve all pending</button>
+      <button type="button" id="approve-commands" class="secondary" disabled hidden>Approve all commands…</button>
+      <button type="button" id="approve-changes" class="secondary" disabled hidden>Approve all file changes…</button>
       <p class="hint" id="keys-hint">Keys inside a card: <kbd>A</kbd> approve, <kbd>D</kbd> deny, <kbd>R</kbd> reason, <kbd>S</kbd> this session, <kbd>T</kbd> 15 minutes, <kbd>L</kbd> always, <kbd>O</kbd> open diff.</p>
+    </div>
+    <div id="batch-confirm" class="batch" role="region" aria-labelledby="batch-title" tabindex="-1" hidden>
+      <h2 id="batch-title" class="batch-title"></h2>
+      <ol id="batch-list" class="batch-list"></ol>
+      <div class="buttons"><button type="button" id="batch-go" class="primary" disabled>Approve these</button> <button type="button" id="batch-cancel" class="secondary">Cancel</button></div>
     </div>
     <p id="empty" class="empty">No request is waiting for you.</p>
     <ol id="cards" class="cards" role="list" aria-label="Pending approval requests" tabindex="-1"></ol>

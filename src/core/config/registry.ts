@@ -244,6 +244,11 @@ export const SETTINGS = {
     target: 'policy', schema: nonEmpty, summary: 'PATH for commands when PATH is not passed through',
     env: [{ name: 'MCP_SHELL_SAFE_PATH', empty: 'unset' }], config: [{ key: 'safePath' }],
   },
+  editBackup: {
+    target: 'policy', schema: z.enum(['numbered', 'none']), default: 'numbered',
+    summary: 'what an edit keeps of the replaced content: the next numbered backup beside the file (file.bk1, file.bk2 …, cmdshellmcp\'s convention) or none',
+    cli: [{ name: '--edit-backup', arg: 'numbered|none' }], config: [{ key: 'editBackup' }],
+  },
   editDeleteBackup: {
     target: 'policy', schema: z.boolean(), default: false, summary: 'delete the numbered backup after a successful edit',
     cli: [{ name: '--editdelbk', value: true }], config: [{ key: 'editdelbk' }],

@@ -34,7 +34,7 @@ export const CHANGES = { readOnlyHint: false, destructiveHint: true, idempotentH
 export const CHECKED =
   "Paths stay inside the workspace (symbolic links are judged by where they lead); .git internals, the server's own files and protected globs cannot be changed; the change may need approval.";
 export const TRANSACTION =
-  'The new content is shown as a unified diff before anything is written (and may need approval); then the old content is saved as the next numbered backup (file.bk1, file.bk2 …, never overwritten) and the file is replaced atomically. CRLF line endings and a missing final newline are kept. Nothing is written when the edit fails.';
+  'The new content is shown as a unified diff before anything is written (and may need approval); then, unless the server runs with --edit-backup none, the old content is saved as the next numbered backup (file.bk1, file.bk2 …, never overwritten); the file is replaced atomically. CRLF line endings and a missing final newline are kept. Nothing is written when the edit fails.';
 
 /** A file tool: its core function on the file pipeline, and which part of the result the agent reads. */
 export function fileTool<S extends z.ZodRawShape>(

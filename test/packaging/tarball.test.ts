@@ -73,7 +73,7 @@ describe('npm pack', () => {
     const names = packed.files.map((f) => f.path).sort();
     const docs = fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
     // media/: the standalone approval page's scripts and styles (--approver web), served next to dist/cli.js.
-    const media = ['approval.css', 'approval.js', 'history.css', 'history.js', 'webHost.js'].map((f) => `media/${f}`);
+    const media = ['approval.css', 'approval.js', 'history.css', 'history.js', 'webHost.css', 'webHost.js'].map((f) => `media/${f}`);
     expect(names).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist/cli.js', ...docs, ...media, 'package.json'].sort());
     expect(fs.existsSync(tarball)).toBe(true);
   });

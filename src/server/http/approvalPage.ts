@@ -28,6 +28,7 @@ const MEDIA_FILES: Record<string, string> = {
   'webHost.js': 'text/javascript; charset=utf-8',
   'approval.css': 'text/css; charset=utf-8',
   'history.css': 'text/css; charset=utf-8',
+  'webHost.css': 'text/css; charset=utf-8',
 };
 
 export interface ApprovalPage {
@@ -84,6 +85,7 @@ export async function startApprovalPage(approver: WebApprover, options: { readon
         nonce,
         connectSrc: self,
         hostScript: `${self}/media/webHost.js`,
+        hostStyle: `${self}/media/webHost.css`,
         approvalScript: `${self}/media/approval.js`,
         historyScript: `${self}/media/history.js`,
         approvalStyle: `${self}/media/approval.css`,

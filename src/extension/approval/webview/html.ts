@@ -18,6 +18,8 @@ export interface PanelHtmlOptions {
    * stands in for VS Code's host (media/webHost.js), and the origin it may fetch from. The panel has neither.
    */
   readonly hostScript?: string;
+  /** Theme variables VS Code would define (media/webHost.css). */
+  readonly hostStyle?: string;
   readonly connectSrc?: string;
 }
 
@@ -35,7 +37,7 @@ export function panelHtml(o: PanelHtmlOptions): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${attr(contentSecurityPolicy(o.cspSource, o.nonce, o.connectSrc))}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${attr(o.approvalStyle)}">
+${o.hostStyle ? `<link rel="stylesheet" href="${attr(o.hostStyle)}">\n` : ''}<link rel="stylesheet" href="${attr(o.approvalStyle)}">
 <link rel="stylesheet" href="${attr(o.historyStyle)}">
 <title>Guarded Shell: approvals</title>
 </head>

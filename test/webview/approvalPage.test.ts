@@ -186,6 +186,29 @@ describe('standalone approval page in Chromium (--approver web)', () => {
     await client.close();
   });
 
+  it('a batch on the page approves exactly the listed commands of the real server, and leaves a file change pending', async () => {
+    const page = await open(pageUrl);
+    const client = await httpClient(server.url);
+    const abort = new AbortController();
+    const a = client.callTool({ name: 'shell_execute', arguments: { command: ['echo', 'one'] } });
+    const b = client.callTool({ name: 'shell_execute', arguments: { command: ['echo', 'two'] } });
+    const w = client.callTool({ name: 'writeFile', arguments: { file: 'batch.txt', text: 'x' } }, undefined, { signal: abort.signal }).catch((e: Error) => e);
+    await page.locator('li.card').nth(2).waitFor();
+    await page.waitForFunction(() => !document.querySelector('[aria-disabled="true"]') && !document.getElementById('approve-commands').dataset.armTimer);
+    await page.getByRole('button', { name: 'Approve all 2 commands…' }).click();
+    const region = page.getByRole('region', { name: 'Approve these 2 commands?' });
+    expect(await region.locator('li').allTextContents()).toEqual(['"echo" "one"', '"echo" "two"']);
+    await page.waitForFunction(() => !document.getElementById('batch-go').dataset.armTimer);
+    await region.getByRole('button', { name: 'Approve these 2' }).click();
+    expect([structured(await a).stdout, structured(await b).stdout]).toEqual(['one\n', 'two\n']);
+    expect(structured(await a).approvedBy).toBe('web');
+    expect(await page.locator('li.card').count()).toBe(1);
+    expect(await page.locator('li.card .change').count()).toBe(1);
+    abort.abort();
+    await w;
+    await client.close();
+  });
+
   it('ignores a card forged through window.postMessage (only the server\'s stream draws cards)', async () => {
     const page = await open(pageUrl);
     await page.locator('#empty').waitFor();

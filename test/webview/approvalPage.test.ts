@@ -102,6 +102,7 @@ describe('standalone approval page in Chromium (--approver web)', () => {
     expect(chips).toEqual(['echo', 'from·the·page', '<b>x</b>']);
     // "Always" is a VS Code user setting: not offered here. Session and 15 minutes are (the server remembers them).
     expect(await card.locator('.buttons button').allTextContents()).toEqual(['Approve', 'Deny', 'Allow for this session', 'Allow for 15 minutes']);
+    expect(await page.locator('#keys-hint').textContent()).toBe('Keys inside a card: A approve, D deny, R reason, S this session, T 15 minutes.');
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
     const s = structured(await call);
     expect(s.outcome).toBe('ok');

@@ -31,6 +31,7 @@ export function contentSecurityPolicy(cspSource: string, nonce: string, connectS
 
 export function panelHtml(o: PanelHtmlOptions): string {
   const nonce = attr(o.nonce);
+  // Outside VS Code (a host script stands in for it) there is no "always" setting to write and no diff editor.
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -53,7 +54,7 @@ ${o.hostStyle ? `<link rel="stylesheet" href="${attr(o.hostStyle)}">\n` : ''}<li
     <div class="toolbar">
       <button type="button" id="approve-commands" class="secondary" disabled hidden>Approve all commands…</button>
       <button type="button" id="approve-changes" class="secondary" disabled hidden>Approve all file changes…</button>
-      <p class="hint" id="keys-hint">Keys inside a card: <kbd>A</kbd> approve, <kbd>D</kbd> deny, <kbd>R</kbd> reason, <kbd>S</kbd> this session, <kbd>T</kbd> 15 minutes, <kbd>L</kbd> always, <kbd>O</kbd> open diff.</p>
+      <p class="hint" id="keys-hint">Keys inside a card: <kbd>A</kbd> approve, <kbd>D</kbd> deny, <kbd>R</kbd> reason, <kbd>S</kbd> this session, <kbd>T</kbd> 15 minutes${o.hostScript ? '' : ', <kbd>L</kbd> always, <kbd>O</kbd> open diff'}.</p>
     </div>
     <div id="batch-confirm" class="batch" role="region" aria-labelledby="batch-title" tabindex="-1" hidden>
       <h2 id="batch-title" class="batch-title"></h2>

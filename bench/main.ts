@@ -6,6 +6,7 @@ import { findings } from './findings';
 import { describeMachine, machine } from './machine';
 import { markdownTables, textTable, type SectionResult } from './report';
 import { cleanupWorkspaces } from './server';
+import { agentResults } from './sections/agentResults';
 import { bundles } from './sections/bundles';
 import { coldStart } from './sections/coldStart';
 import { isolation } from './sections/isolation';
@@ -58,6 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const lat = await run('latency', () => latency(n));
     await run('throughput', () => throughput(quick ? 80 : 200));
     await run('large output', () => largeOutput());
+    await run('agent results', () => agentResults());
     await run('kill', () => kill());
     await run('validation', () => validation());
     await run('cold start', () => coldStart(quick ? 2 : 5));

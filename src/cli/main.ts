@@ -6,6 +6,8 @@ import { PolicyError } from '../core/policy';
 import { startStandalone } from '../server/standalone';
 import { unrunnableNote } from '../server/tools/describe';
 import { connectionHelp } from './connectionHelp';
+import { startFailure, StartError } from './startFailure';
+import { launchLayer } from './transport';
 import { FlagError, helpText, parseFlags } from './flags';
 
 declare const GUARDED_SHELL_VERSION: string | undefined;
@@ -17,10 +19,17 @@ async function main(argv: readonly string[]): Promise<void> {
   if (flags.help) return void process.stdout.write(helpText(VERSION) + '\n');
   if (flags.version) return void process.stdout.write(VERSION + '\n');
   const fromFile = loadConfigFile(flags.conf, process.cwd());
-  const settings = resolveSettings([fromFile, settingsFromEnvironment(process.env), flags.layer]);
-  const server = await startStandalone(settings, VERSION);
+  const settings = resolveSettings([launchLayer(), fromFile, settingsFromEnvironment(process.env), flags.layer]);
+  const server = await startStandalone(settings, VERSION).catch((e: unknown) => {
+    // A bad setting found while starting (a token file others can read) is a usage error (exit 2), like a flag's.
+    if (e instanceof PolicyError) throw e;
+    throw new StartError(startFailure(e, settings.server));
+  });
 
   const err = process.stderr;
+  // Which file and which sandbox: the two things a person debugging "why was this refused" asks first.
+  const transport = settings.server.transport === 'stdio' && flags.layer.transport === undefined && fromFile.transport === undefined ? 'stdio (stdin is a pipe: launched by a client; --http for HTTP)' : settings.server.transport;
+  err.write(`guarded-shell: config file ${fromFile.configFile ?? 'none'}; transport ${transport}; sandbox ${server.ctx.isolation.kind}; mode ${settings.policy.mode}\n`);
   err.write('guarded-shell: every allowed command runs with this process\'s OS permissions; the allowlist and argument rules are defence in depth, not a sandbox (see README, "Security model").\n');
   if (settings.server.transport !== 'stdio') {
     if (server.token === null) err.write('guarded-shell: WARNING: authentication is OFF (--noauth). Anyone who can reach this port can run commands.\n');
@@ -48,6 +57,10 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof StartError) {
+    process.stderr.write(`guarded-shell: ${e.message}\n`);
+    process.exit(1);
+  }
   const usage = e instanceof FlagError || e instanceof PolicyError || (isToolError(e) && (e.code === 'BAD_REQUEST' || e.code === 'PATH_NOT_FOUND'));
   process.stderr.write(`guarded-shell: ${(e as Error).message}\n`);
   process.exit(usage ? 2 : 1);

@@ -44,8 +44,8 @@ export const PolicySchema = z
   })
   .strict()
   .refine((p) => (p as unknown as Record<string, number>).defaultTimeoutSeconds! <= (p as unknown as Record<string, number>).maxTimeoutSeconds!, {
-    message: 'the default timeout cannot be larger than the maximum timeout',
-    path: ['defaultTimeoutSeconds'],
+    // Named as a person sets them, not by the internal field names.
+    message: 'the default timeout (--timeout, "timeout", guardedShell.timeout.default) cannot be larger than the maximum (--max-timeout, "maxTimeout", guardedShell.timeout.max)',
   });
 
 type Entry<K extends SettingId> = (typeof SETTINGS)[K];
@@ -86,6 +86,7 @@ export function formatIssues(err: z.ZodError, name: (path: readonly PropertyKey[
   return err.issues
     .map((i) => {
       const where = i.path.length ? name(i.path) : '(root)';
+      if (!i.path.length && i.code === 'custom') return i.message;
       if (i.code === 'unrecognized_keys') return `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}${i.path.length ? ` in ${where}` : ''}`;
       return `${where}: ${i.message}`;
     })

@@ -8,3 +8,22 @@ export const TOOL_NAMES = [
   'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
+
+/**
+ * cmdshellmcp's configurations name the change tools it had (writeFile, editFile, applyPatch). A configuration
+ * written for it must not silently enable the change tools added since, so an old name covers the newer tools of
+ * its kind:
+ * - `writeFile` (creates, replaces or removes files) also disables copyFile, moveRenameFile, deleteFile, mkdir, rmdir;
+ * - `editFile` (changes a file in place) also disables replaceInFile.
+ * cmdshellmcp's own example (`["writeFile", "editFile", "applyPatch"]`) therefore leaves no change tool enabled. Each
+ * newer tool can still be disabled on its own.
+ */
+export const TOOL_COVERS: Readonly<Partial<Record<ToolName, readonly ToolName[]>>> = {
+  writeFile: ['copyFile', 'moveRenameFile', 'deleteFile', 'mkdir', 'rmdir'],
+  editFile: ['replaceInFile'],
+};
+
+/** Every tool a disableTools list turns off: the names themselves and what they cover. */
+export function disabledTools(list: readonly ToolName[]): ReadonlySet<ToolName> {
+  return new Set(list.flatMap((name) => [name, ...(TOOL_COVERS[name] ?? [])]));
+}

@@ -14,10 +14,24 @@ export function createServer(ctx: ServerContext, sessionApprover?: (server: McpS
     { name: SERVER_NAME, title: 'Guarded Shell', version: ctx.version },
     {
       capabilities: { tools: { listChanged: true }, logging: {} },
-      instructions:
-        "Guarded Shell runs allowlisted commands as argv (no shell) and edits files inside one workspace. Every call is checked by the same rules, may need a person's approval, and is audited. Prefer replaceInFile/editFile for edits: they show a diff before anything is written.",
+      instructions: instructions(ctx),
     },
   );
   const approver = (): Approver => sessionApprover?.(server) ?? ctx.defaultApprover;
   return { server, dispose: registerTools(server, ctx, approver) };
+}
+
+/**
+ * Said once per session (clients put it in the system prompt), so no result has to repeat it: what the server is,
+ * how changes work, and the sandbox / root warning when there is one (also in the first command result).
+ */
+export function instructions(ctx: Pick<ServerContext, 'isolation'>): string {
+  return [
+    'Guarded Shell runs allowlisted commands as argv (no shell) and edits files inside one workspace.',
+    "Every call is checked by the same rules, may need a person's approval, and is audited.",
+    'Paths stay inside the workspace (symbolic links are judged by where they lead); .git internals, the server\'s own files and protected globs cannot be changed.',
+    'File changes are shown as a unified diff before anything is written; the old content is kept as the next numbered backup (file.bk1, file.bk2 …) and the file is replaced atomically, keeping CRLF and a missing final newline.',
+    'Prefer replaceInFile/editFile for edits. Results carry the details in structuredContent.',
+    ...(ctx.isolation.warning ? [`Warning: ${ctx.isolation.warning}`] : []),
+  ].join(' ');
 }

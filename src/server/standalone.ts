@@ -5,7 +5,9 @@ import type { EffectiveSettings } from '../core/config/settings';
 import { createExecutor } from '../core/exec/executor';
 import { ServerContext } from './context';
 import { createServer } from './createServer';
+import { PolicyError } from '../core/policy';
 import { generateToken } from './http/guards';
+import { tokenFromFile } from './tokenFile';
 import { startHttpServer } from './http/httpServer';
 import { isolationFor, resolveIsolation } from './isolation';
 import { elicitationApprover } from './approvers/elicitation';
@@ -70,7 +72,8 @@ export async function startStandalone(
     await server.connect(transport);
     closeTransport = () => server.close();
   } else {
-    token = options.auth === null ? null : (options.auth ?? generateToken());
+    if (options.tokenFile !== undefined && options.auth !== undefined) throw new PolicyError(`the token file cannot be used together with ${options.auth === null ? '--noauth' : 'a fixed token (--auth, GUARDED_SHELL_TOKEN or "auth")'}; choose one.`);
+    token = options.auth === null ? null : (options.auth ?? (options.tokenFile !== undefined ? tokenFromFile(options.tokenFile) : generateToken()));
     const http = await startHttpServer(factory, { host: options.host, port: options.port, token, corsOrigins: options.corsOrigins, transport: options.transport });
     url = http.url;
     closeTransport = () => http.close();

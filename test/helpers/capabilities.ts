@@ -11,7 +11,7 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3'] as const;
 
 /** The programs the argument rules are proven against (each denial shown to be needed by running the real one). */
 export const RULE_PROGRAMS = ['mawk', 'original-awk', 'zip', 'gcc', 'openssl', 'file', 'wget', 'curl', 'dbus-run-session', 'logsave', 'run-parts'] as const;
@@ -34,6 +34,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
   git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
+  python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: 'apt-get install mawk original-awk zip gcc openssl file wget curl dbus-daemon e2fsprogs debianutils' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };
@@ -104,6 +105,7 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     gawk: () => firstWorking(onPath('gawk'), 'gawk is not on PATH', (l) => /GNU Awk/i.test(l)),
     bsdtar: () => firstWorking(onPath('bsdtar'), 'bsdtar is not on PATH', (l) => /bsdtar|libarchive/i.test(l)),
     git: () => firstWorking(onPath('git'), 'git is not on PATH', (l) => /^git version/.test(l)),
+    python3: () => firstWorking(onPath('python3'), 'python3 is not on PATH', (l) => /^Python 3/.test(l)),
     'rule-programs': () => {
       const missing = RULE_PROGRAMS.filter((n) => onPath(n).length === 0);
       return missing.length ? { available: false, reason: `not on PATH: ${missing.join(', ')}` } : { available: true };

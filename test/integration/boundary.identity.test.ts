@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,13 +6,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { startSwapper } from '../helpers/swapper';
+import { strict } from '../helpers/capabilities';
+import { has } from '../helpers/needs';
 
 /**
  * Issue 12: FIFOs that hang the server, hard links that defeat name checks, and hidden / read-only paths that
  * applied to commands only. The real server, with bubblewrap and without.
  */
-const bwrapWorks = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--die-with-parent', '--', '/bin/true']).status === 0;
-const isolations = ['none', ...(bwrapWorks ? ['required'] : [])] as const;
+// The sandboxed variant runs where bubblewrap works, and always under GUARDED_SHELL_STRICT (where its absence must fail).
+const isolations = ['none', ...(has('bubblewrap') || strict() ? ['required'] : [])] as const;
 
 let base: string;
 let root: string;

@@ -1,19 +1,18 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
+import { describeWith } from '../helpers/needs';
 
 /**
  * Issue 12, "mounts that stay writable": with real bubblewrap, every .git below the root (nested repositories,
  * a submodule's gitdir), whatever --protect matches, and a root .git that did not exist must not be writable
  * from a command (hooks planted there run later, outside the sandbox).
  */
-const bwrapWorks = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--die-with-parent', '--', '/bin/true']).status === 0;
 
-describe.skipIf(!bwrapWorks)('sandbox mounts (real bubblewrap)', () => {
+describeWith('bubblewrap')('sandbox mounts (real bubblewrap)', () => {
   let root: string;
   let server: RunningServer;
   let client: Client;

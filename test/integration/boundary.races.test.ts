@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -7,6 +6,8 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { startSwapper, type Swapper } from '../helpers/swapper';
+import { strict } from '../helpers/capabilities';
+import { has, requires } from '../helpers/needs';
 
 /**
  * Issue 12, "check-then-use" and "races in the file tools": the real server (with bubblewrap and without), and a
@@ -17,8 +18,10 @@ import { startSwapper, type Swapper } from '../helpers/swapper';
 const ROUNDS = 30;
 const SECRET = 'OUTSIDE-SECRET';
 
-const bwrapWorks = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--die-with-parent', '--', '/bin/true']).status === 0;
-const isolations = ['none', ...(bwrapWorks ? ['required'] : [])] as const;
+
+requires('python3');
+// The sandboxed variant runs where bubblewrap works, and always under GUARDED_SHELL_STRICT (where its absence must fail).
+const isolations = ['none', ...(has('bubblewrap') || strict() ? ['required'] : [])] as const;
 
 let base: string;
 let root: string;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeContainment } from '../../src/core/isolation/contain';
 import { pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
 import { FIXTURE_BIN, httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
+import { describeWith } from '../helpers/needs';
 
 // Issue 12, "processes that outlive their call": WITHOUT a sandbox (--isolation none), a grandchild that calls
 // setsid, closes every inherited descriptor and drops its environment must not survive its call, nor a
@@ -23,7 +24,9 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 const args = () => ['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE];
 const run = (c: Client, command: string[]) => c.callTool({ name: 'shell_execute', arguments: { command } }, undefined, { timeout: 60_000 });
 
-describe.skipIf(containment.kind !== 'pid-namespace')(`process containment without a sandbox (${containment.kind})`, () => {
+// The PID-namespace launcher is bubblewrap without a sandbox: where bubblewrap works it must be the one chosen.
+describeWith('bubblewrap')(`process containment without a sandbox (${containment.kind})`, () => {
+  it('chose the PID-namespace launcher', () => expect(containment.kind).toBe('pid-namespace'));
   let server: RunningServer;
   let client: Client;
   beforeAll(async () => {

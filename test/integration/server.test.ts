@@ -41,9 +41,9 @@ describe('standalone server over Streamable HTTP', () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['shell_execute', 'cmdshell']));
     const shell = tools.find((t) => t.name === 'shell_execute')!;
-    expect(shell.description).toContain('Allowed commands: yes, echo, cat');
+    expect(shell.description).toContain('Allowed: yes echo cat');
     expect(shell.annotations?.destructiveHint).toBe(true);
-    expect(shell.outputSchema).toBeDefined();
+    expect(shell.outputSchema).toBeUndefined(); // not published: tools/list stays under 10 KB (agentResults.test.ts)
   });
 
   it('runs an allowed command and returns its exit code and output', async () => {
@@ -160,17 +160,20 @@ describe('standalone server over Streamable HTTP', () => {
     expect(pidsWithCmdline(['sleep', secs])).toEqual([]);
   });
 
-  it('keeps the first bytes of a 50 MB output, says it was truncated, and its memory stays flat', async () => {
+  it('runs a 50 MB output to its end, keeps its first and last bytes, says how much was left out, and its memory stays flat', async () => {
     await call(client, ['echo', 'warm-up']);
     const before = rssKb(server.proc.pid!);
     const { s } = await call(client, ['yes', 'fifty megabytes of output', '|', 'head', '-c', '50000000']);
     const after = rssKb(server.proc.pid!);
-    expect(s.outcome).toBe('output_limit');
+    expect(s.outcome).toBe('ok');
     expect(s.stdoutTruncated).toBe(true);
-    expect(s.stdout.length).toBe(1048576);
+    expect(s.stdoutBytes).toBe(50_000_000);
+    expect(s.stdout).toMatch(/^fifty megabytes of output\n[^]*\n\[… 48951424 bytes left out …\]\n[^]*fifty megabytes of output\nfifty megabytes of outpu$/); // 50e6 = 1923076 × 26 + 24
     // The kept megabyte travels in the JSON response (twice: text and structured); the 50 MB never is held.
     console.log(`server RSS growth for a 50 MB output: ${after - before} kB`);
-    expect(after - before).toBeLessThan(16 * 1024);
+    // The whole 50 MB crosses into the server now (it is drained, not cut): what grows is the stream's short-lived
+    // chunks before a GC, not the kept text (test/unit/exec/capture.test.ts shows 500 MB grows no more than 50 MB).
+    expect(after - before).toBeLessThan(64 * 1024);
   });
 
   it('runs at most --concurrency commands at once and queues the rest (limit 2, 6 calls)', async () => {

@@ -181,7 +181,8 @@ exports.run = async function run() {
     const s = current();
     fs.writeFileSync(path.join(OUT, 'endpoint.json'), JSON.stringify({ url: s.url, token: s.token }), { mode: 0o600 });
     await until(`sleep ${secs} to be running`, () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).some((pid) => {
-      try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() === `sleep ${secs}`; } catch { return false; }
+      // The server spawns the program it judged (/usr/bin/sleep): compare the program by its last path component.
+      try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().replace(/^\S*\//, '') === `sleep ${secs}`; } catch { return false; }
     }), 30000);
   });
 

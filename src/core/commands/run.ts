@@ -144,6 +144,7 @@ async function execute(
     pathGuard: guardFor(policy),
     timeoutMs: plan.timeoutMs,
     outputLimitBytes: policy.outputLimitBytes,
+    outputLimitAction: policy.outputLimitAction,
     ...(call.signal && { signal: call.signal }),
     ...(call.onProgress && { onProgress: call.onProgress }),
   });

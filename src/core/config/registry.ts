@@ -100,8 +100,10 @@ export const SETTINGS = {
     cli: [{ name: '--port', arg: 'PORT' }], config: [{ key: 'port' }],
   },
   transport: {
-    target: 'server', schema: z.enum(['http', 'sse', 'stdio']), default: 'http', summary: 'MCP transport: Streamable HTTP, legacy SSE, or stdin/stdout',
+    target: 'server', schema: z.enum(['http', 'sse', 'stdio']), default: 'http',
+    summary: 'MCP transport: Streamable HTTP, legacy SSE, or stdin/stdout (default: stdio when stdin is a pipe or socket, i.e. a client launched the server; otherwise http)',
     cli: [
+      { name: '--http', value: 'http', help: 'serve Streamable HTTP even when stdin is a pipe' },
       { name: '--sse', value: 'sse', help: 'serve the legacy SSE transport instead of Streamable HTTP' },
       { name: '--stdio', value: 'stdio', help: 'serve MCP over stdin/stdout (audit goes to stderr)' },
     ],
@@ -123,6 +125,10 @@ export const SETTINGS = {
     target: 'server', schema: z.enum(['elicitation', 'web', 'auto']), default: 'elicitation',
     summary: 'who answers approvals standalone: the client (MCP elicitation), a local web page the client cannot answer, or auto (elicitation when the client offers it, else the page)',
     cli: [{ name: '--approver', arg: 'elicitation|web|auto' }], env: [{ name: 'GUARDED_SHELL_APPROVER', empty: 'unset' }], config: [{ key: 'approver' }],
+  },
+  tokenFile: {
+    target: 'server', schema: nonEmpty, summary: 'keep the bearer token in this file (created with mode 0600 on first start, reused after): a token that survives restarts',
+    cli: [{ name: '--token-file', arg: 'FILE' }], env: [{ name: 'GUARDED_SHELL_TOKEN_FILE', empty: 'unset' }], config: [{ key: 'tokenFile', map: resolved }],
   },
   quiet: { target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr', cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }] },
   corsOrigins: {
@@ -204,7 +210,20 @@ export const SETTINGS = {
   outputLimitBytes: {
     target: 'policy', schema: count, default: 1024 * 1024, summary: 'bytes of stdout and of stderr kept per command',
     cli: [{ name: '--output-limit', arg: 'BYTES' }], env: [{ name: 'MCP_SHELL_OUTPUT_LIMIT_BYTES', empty: 'unset' }], config: [{ key: 'outputLimit' }],
-    vscode: { key: 'outputLimitBytes', scope: 'tighten', description: 'Bytes of stdout and of stderr kept per command (1 MiB by default). A command that writes more is stopped and the result says it was truncated.' },
+    vscode: { key: 'outputLimitBytes', scope: 'tighten', description: 'Bytes of stdout and of stderr kept per command (1 MiB by default). What happens to a command that writes more is `#guardedShell.outputLimitAction#`.' },
+  },
+  outputLimitAction: {
+    target: 'policy', schema: z.enum(['keep', 'kill']), default: 'keep',
+    summary: 'past the output limit: keep (run on, keep the first and last part) or kill (stop the command, keep the first part)',
+    cli: [{ name: '--output-limit-action', arg: 'keep|kill' }], env: [{ name: 'MCP_SHELL_OUTPUT_LIMIT_ACTION', empty: 'unset' }], config: [{ key: 'outputLimitAction' }],
+    vscode: {
+      key: 'outputLimitAction', scope: 'tighten', stricter: ['kill', 'keep'],
+      description: 'What happens when a command writes more than `#guardedShell.outputLimitBytes#` to a stream.',
+      enumDescriptions: [
+        'The command runs to its end (or its timeout); the result keeps the first and the last half of the limit and says how many bytes were left out in the middle.',
+        'The command is stopped at the limit; the result keeps the first bytes.',
+      ],
+    },
   },
   concurrency: {
     target: 'policy', schema: z.number().int().min(1).max(64), default: 4, summary: 'commands running at once; more wait in a queue',
@@ -217,9 +236,9 @@ export const SETTINGS = {
     vscode: { key: 'approvalTimeout', scope: 'tighten', description: 'Seconds to wait for your decision on an approval before the request is denied.' },
   },
   disableTools: {
-    target: 'policy', schema: z.array(z.enum(TOOL_NAMES)), default: [], summary: `tools never offered (${TOOL_NAMES.join(', ')})`,
+    target: 'policy', schema: z.array(z.enum(TOOL_NAMES)), default: [], summary: `tools never offered (${TOOL_NAMES.join(', ')}); writeFile also covers copyFile, moveRenameFile, deleteFile, mkdir, rmdir, and editFile covers replaceInFile`,
     cli: [{ name: '--disableTools', arg: 'TOOL[,TOOL...]', commaList: true }], config: [{ key: 'disableTools' }],
-    vscode: { key: 'disableTools', scope: 'union', description: 'MCP tools not offered at all (e.g. `cmdshell`, `writeFile`, `fetch`).' },
+    vscode: { key: 'disableTools', scope: 'union', description: 'MCP tools not offered at all (e.g. `cmdshell`, `writeFile`, `fetch`). As in cmdshellmcp configurations, `writeFile` also covers `copyFile`, `moveRenameFile`, `deleteFile`, `mkdir` and `rmdir`, and `editFile` covers `replaceInFile`.' },
   },
   protectedPaths: {
     target: 'policy', schema: strings, default: [], summary: 'globs relative to the root that no tool may change (e.g. .env)',

@@ -34,21 +34,18 @@ export interface EffectiveSettings {
 export function checkValue<K extends SettingId>(id: K, value: unknown, label: string): SettingsLayer[K] {
   const r = SETTINGS[id].schema.safeParse(value);
   if (r.success) return r.data as SettingsLayer[K];
-  // One line per kind of problem, naming the offending entries of a list by their value.
-  const byProblem = new Map<string, string[]>();
-  for (const i of r.error.issues) {
-    const entry = i.path.length && Array.isArray(value) ? [JSON.stringify(value[i.path[0] as number])] : [];
-    byProblem.set(humanIssue(i), [...(byProblem.get(humanIssue(i)) ?? []), ...entry]);
-  }
-  const problems = [...byProblem].map(([problem, entries]) => (entries.length ? `${entries.join(', ')}: ${problem}` : `${problem}, got ${JSON.stringify(value)}`));
-  throw new PolicyError(`${label}: ${problems.join('; ')}`);
+  const problems = r.error.issues.map((i) => (i.path.length ? `entry ${i.path.map(String).join('.')}${quotedAt(value, i.path)}: ` : '') + humanIssue(i, valueAt(value, i.path)));
+  throw new PolicyError(`${label}: ${[...new Set(problems)].join('; ')}, got ${JSON.stringify(value)}`);
 }
 
 /** zod's issue as a person would say it ("expected one of a, b", "expected a positive number"). */
-function humanIssue(i: z.core.$ZodIssue): string {
+function humanIssue(i: z.core.$ZodIssue, got?: unknown): string {
   switch (i.code) {
-    case 'invalid_value':
-      return `expected one of ${i.values.map(String).join(', ')}`;
+    case 'invalid_value': {
+      // Names are case-sensitive (as in the origins); a near miss is named ("readfile" → "readFile").
+      const near = typeof got === 'string' ? i.values.find((v) => typeof v === 'string' && v.toLowerCase() === got.toLowerCase()) : undefined;
+      return `${near !== undefined ? `did you mean "${String(near)}"? ` : ''}expected one of ${i.values.map(String).join(', ')}`;
+    }
     case 'invalid_union': {
       const values = i.errors.flat().flatMap((e) => (e.code === 'invalid_value' ? e.values.map(String) : []));
       return values.length ? `expected one of ${values.join(', ')}` : i.message;
@@ -120,4 +117,16 @@ function realIfExists(p: string): string {
   } catch {
     return p;
   }
+}
+
+function valueAt(value: unknown, at: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const k of at) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/** The offending list entry, quoted, so "entry 1" says which one ("entry 1 (\"nosuchtool\")"). */
+function quotedAt(value: unknown, at: readonly PropertyKey[]): string {
+  const v = valueAt(value, at);
+  return typeof v === 'string' ? ` (${JSON.stringify(v)})` : '';
 }

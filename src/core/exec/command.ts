@@ -74,11 +74,11 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   const stdoutCap = new BoundedCapture(spec.outputLimitBytes, () => {
     stages[stages.length - 1]?.child?.stdout?.destroy();
     stop('output_limit');
-  });
+  }, spec.outputLimitAction);
   const stderrCap = new BoundedCapture(spec.outputLimitBytes, () => {
     for (const s of stages) s.child?.stderr?.destroy();
     stop('output_limit');
-  });
+  }, spec.outputLimitAction);
 
   const invalid = validate(spec);
   if (invalid !== undefined) return settled(errorResult(invalid, startedAt));

@@ -1,4 +1,5 @@
 import type { PathGuard } from '../paths/guard';
+import type { OutputLimitAction } from './capture';
 
 /** One program of a pipeline, as it will be spawned (after any sandbox wrapping). Never a shell string. */
 export interface ExecStage {
@@ -38,8 +39,13 @@ export interface ExecSpec {
    */
   readonly pathGuard?: PathGuard;
   readonly timeoutMs: number;
-  /** Captured bytes per stream; past it the command is stopped and the kept prefix returned. */
+  /** Captured bytes per stream; what happens past it is `outputLimitAction`. */
   readonly outputLimitBytes: number;
+  /**
+   * `keep`: the command runs on and the first and last parts are kept; `kill` (when absent, this layer's
+   * original behaviour): the command is stopped and the kept prefix returned. The policy's default is `keep`.
+   */
+  readonly outputLimitAction?: OutputLimitAction;
   /** Abort = client cancellation: the whole process tree is killed. */
   readonly signal?: AbortSignal;
   /** Called about once a second while the command runs. */

@@ -96,9 +96,12 @@ export async function startHttpServer(factory: ServerFactory, options: HttpServe
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
       return;
     }
+    // No OAuth here: a client that probes the discovery URLs must learn that at once, not start a login flow.
+    if (url.pathname.startsWith('/.well-known/')) return reject(res, 404, NO_OAUTH);
     if (options.token !== null && !bearerMatches(req.headers.authorization, options.token)) {
-      res.setHeader('WWW-Authenticate', 'Bearer realm="guarded-shell"');
-      return reject(res, 401, 'Missing or wrong bearer token.');
+      const missing = req.headers.authorization === undefined;
+      res.setHeader('WWW-Authenticate', `Bearer realm="guarded-shell", error="invalid_token", error_description="${missing ? 'no bearer token' : 'wrong or stale bearer token'}"`);
+      return reject(res, 401, missing ? NO_TOKEN : WRONG_TOKEN);
     }
     if (options.transport === 'sse') return handleSse(req, res, url);
     if (url.pathname !== '/mcp' && url.pathname !== '/mcp/') return reject(res, 404, `Nothing at ${url.pathname}; the MCP endpoint is /mcp.`);
@@ -293,6 +296,13 @@ function jsonRpcError(res: http.ServerResponse, status: number, code: number, me
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
+
+/** Auth answers that say what happened and what to do (one line each; no OAuth, no guessing). */
+const HOW_TO_GET =
+  'The token is printed by "guarded-shell" when it starts (a new one each start unless GUARDED_SHELL_TOKEN, --token-file or --auth fixes it); in VS Code run "Guarded Shell: Copy Client Configuration" again.';
+const NO_TOKEN = `No bearer token: send "Authorization: Bearer <token>". ${HOW_TO_GET}`;
+const WRONG_TOKEN = `Wrong or stale bearer token (the server may have restarted with a new one). ${HOW_TO_GET}`;
+const NO_OAUTH = 'No OAuth: this server authenticates with a fixed bearer token ("Authorization: Bearer <token>"), not OAuth.';
 
 function reject(res: http.ServerResponse, status: number, message: string): void {
   jsonRpcError(res, status, -32000, message);

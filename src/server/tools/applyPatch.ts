@@ -5,12 +5,12 @@ import { CHANGES, fileTool, TRANSACTION } from './define';
 export default fileTool({
   name: 'applyPatch',
   title: 'Apply a unified diff to a file',
-  description: `Apply a unified diff to the file named by "file" (file names inside the diff are ignored; one file per call). args may hold -R/--reverse, -l/--ignore-whitespace, -F N/--fuzz=N; other patch options are refused. A hunk that does not apply is reported by number. ${TRANSACTION}`,
+  description: `Apply a unified diff to "file" (names inside the diff are ignored). args: only -R, -l, -F N/--fuzz=N. ${TRANSACTION}`,
   inputSchema: {
-    file: z.string().describe('Existing text file, relative to the workspace root.'),
-    diff: z.string().describe('The unified diff ("--- a/x", "+++ b/x", "@@ -1 +1 @@" …).'),
-    pnum: z.number().int().min(0).default(2).describe('Accepted for compatibility (patch -pNUM); the explicit file is the target, so nothing is stripped.'),
-    args: z.array(z.string()).optional().describe('Safe patch options, e.g. ["-R"] or ["--fuzz=2"].'),
+    file: z.string().describe('Relative to the workspace root.'),
+    diff: z.string().describe('Unified diff text.'),
+    pnum: z.number().int().min(0).default(2).describe('Ignored (patch -pNUM compatibility).'),
+    args: z.array(z.string()).optional(),
   },
   annotations: CHANGES,
   actions: ['fileChange'],

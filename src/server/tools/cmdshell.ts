@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { disabledTools } from '../../core/toolNames';
 import { runCommand } from '../../core/commands/run';
 import { callContext } from './callContext';
-import { commandOutputShape, toToolResult } from './commandResult';
+import { commandOutputShape, toToolResult, withWarning } from './commandResult';
 import { defineTool } from './define';
 import { commandLimitsText } from './describe';
 
@@ -11,17 +12,19 @@ export default defineTool({
   title: 'Run a command (cmdshellmcp form)',
   description: (policy) =>
     [
-      'Run an allowlisted command with an argument list, e.g. command "ls", args ["-la"]; command "grep", args ["-R", "needle", "."].',
-      'Arguments are passed as they are (no shell, no glob expansion).',
-      commandLimitsText(policy),
+      'Run an allowlisted command with its arguments, e.g. command "grep", args ["-R", "needle", "."]. No shell: no globs, pipes or redirects.',
+      disabledTools(policy.disableTools).has('shell_execute') ? commandLimitsText(policy) : 'Allowlist and limits as shell_execute.',
     ].join(' '),
   inputSchema: {
-    command: z.string().min(1).describe('The command name; it must be on the allowlist.'),
-    args: z.array(z.string()).default([]).describe('Arguments and flags, one element each.'),
+    command: z.string().min(1).describe('Command name.'),
+    args: z.array(z.string()).default([]).describe('One element per argument.'),
   },
   outputSchema: commandOutputShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   actions: ['readOnlyCommand'],
   // Piping is not supported by design in cmdshellmcp: every argument is data, even a lone "|" or ">".
-  run: async (args, env, extra) => toToolResult(await runCommand({ command: [args.command, ...args.args], literal: true }, env.commands, callContext('cmdshell', extra))),
+  run: async (args, env, extra) => {
+    const r = await runCommand({ command: [args.command, ...args.args], literal: true }, env.commands, callContext('cmdshell', extra));
+    return toToolResult(r, { commandName: args.command, ...withWarning(env.warnOnce(r.warning)) });
+  },
 });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { constants } from 'node:os';
 import type { CommandResult } from '../../core/commands/run';
+import type { Policy } from '../../core/policy';
 
 /** The structured result of every command tool (zod, so the SDK validates what we send and clients see a schema). */
 export const commandOutputShape = {
@@ -26,11 +28,26 @@ export const commandOutputShape = {
   execution_time: z.number(),
 };
 
-export function toToolResult(r: CommandResult): CallToolResult {
+/** What the tool layer adds to the text: the session's one-time warning, notes about the request itself. */
+export interface ResultNotes {
+  /** The sandbox / root warning, only in the first command result of a session (structuredContent always has it). */
+  readonly warning?: string;
+  readonly notes?: readonly string[];
+  /** The command name as sent, for the hint when it holds a whole command line. */
+  readonly commandName?: string;
+}
+
+export function toToolResult(r: CommandResult, extra: ResultNotes = {}): CallToolResult {
   const status = r.exitCode ?? (r.outcome === 'ok' ? 0 : 1);
   const structured = { ...r, status, execution_time: r.durationMs / 1000 };
+  const lines = [...(extra.warning ? [`Warning: ${extra.warning}`] : []), ...(extra.notes ?? [])];
+  if (r.denial?.code === 'COMMAND_NOT_ALLOWED' && extra.commandName !== undefined && /\s/.test(extra.commandName.trim())) {
+    const words = extra.commandName.trim().split(/\s+/);
+    lines.push(`Hint: "${extra.commandName}" is one element; put each argument in its own element: ${JSON.stringify(words)}.`);
+  }
+  const text = describe(r);
   return {
-    content: [{ type: 'text', text: describe(r) }],
+    content: [{ type: 'text', text: r.denial ? [text, ...lines].join('\n') : [...lines, text].join('\n') }],
     structuredContent: structured as unknown as Record<string, unknown>,
     isError: r.outcome !== 'ok',
   };
@@ -40,9 +57,15 @@ function describe(r: CommandResult): string {
   if (r.outcome === 'denied' && r.denial) return `Denied (${r.denial.code}, rule ${r.denial.rule}): ${r.denial.message}`;
   const parts: string[] = [];
   switch (r.outcome) {
-    case 'failed':
-      parts.push(r.signal ? `Error executing command: Command terminated by signal ${r.signal}` : `Error executing command: Command failed with exit status ${r.exitCode}`);
+    case 'failed': {
+      const signal = r.signal ?? sandboxSignal(r);
+      parts.push(
+        signal
+          ? `Error executing command: Command terminated by signal ${signal}${r.signal ? '' : ` (exit status ${r.exitCode})`}`
+          : `Error executing command: Command failed with exit status ${r.exitCode}`,
+      );
       break;
+    }
     case 'timeout':
       parts.push(`Error executing command: timed out after ${(r.durationMs / 1000).toFixed(1)} s; the whole process tree was killed.`);
       break;
@@ -58,9 +81,28 @@ function describe(r: CommandResult): string {
     default:
       break;
   }
-  if (r.warning) parts.push(`Warning: ${r.warning}`);
-  if (r.stdout) parts.push(r.stdout + (r.stdoutTruncated ? `\n[stdout truncated: ${r.stdoutBytes} bytes written, first part kept]` : ''));
-  if (r.stderr) parts.push(`[stderr]\n${r.stderr}${r.stderrTruncated ? `\n[stderr truncated: ${r.stderrBytes} bytes written]` : ''}`);
+  // With outputLimitAction "keep" the gap is marked inside the text; "kill" cuts the end, said here.
+  const cut = r.outcome === 'output_limit';
+  if (r.stdout) parts.push(r.stdout + (cut && r.stdoutTruncated ? `\n[stdout cut: ${r.stdoutBytes} bytes written, the first part kept]` : ''));
+  if (r.stderr) parts.push(`[stderr]\n${r.stderr}${cut && r.stderrTruncated ? `\n[stderr cut: ${r.stderrBytes} bytes written, the first part kept]` : ''}`);
   if (parts.length === 0) parts.push(r.outcome === 'ok' ? '(no output; exit status 0)' : '(no output)');
   return parts.join('\n');
+}
+
+/**
+ * Inside a sandbox the sandbox's own process reports a child killed by signal N as exit status 128+N; name the
+ * signal so a kill reads the same with and without a sandbox.
+ */
+function sandboxSignal(r: CommandResult): string | undefined {
+  if (r.isolation === 'none' || r.exitCode === null || r.exitCode <= 128 || r.exitCode > 128 + 64) return undefined;
+  const n = r.exitCode - 128;
+  return Object.entries(constants.signals).find(([, v]) => v === n)?.[0];
+}
+
+export const withWarning = (warning: string | undefined): { warning?: string } => (warning ? { warning } : {});
+
+/** A timeout above the maximum is clamped by the command pipeline; the agent is told, not left to guess. */
+export function timeoutNote(asked: number | undefined, policy: Pick<Policy, 'maxTimeoutSeconds'>): string | undefined {
+  if (asked === undefined || asked <= policy.maxTimeoutSeconds) return undefined;
+  return `Note: timeout ${asked} s is above the server's maximum; ${policy.maxTimeoutSeconds} s was used (the maximum is the server's --max-timeout / guardedShell.timeout.max).`;
 }

@@ -5,11 +5,11 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'copyFile',
   title: 'Copy a file',
-  description: `Copy a regular file to a new path (the folder must exist). An existing destination is replaced only with overwrite: true. ${CHECKED}`,
+  description: `Copy a file; replaces a destination only with overwrite. ${CHECKED}`,
   inputSchema: {
-    source: z.string().describe('Existing file, relative to the workspace root.'),
-    destination: z.string().describe('New file path, relative to the workspace root.'),
-    overwrite: z.boolean().default(false).describe('Replace an existing destination file.'),
+    source: z.string().describe('Relative to the workspace root.'),
+    destination: z.string().describe('Relative to the workspace root.'),
+    overwrite: z.boolean().default(false),
   },
   annotations: CHANGES,
   actions: ['fileChange'],

@@ -12,6 +12,8 @@ import { fileOutputShape, toFileToolResult } from './files/result';
 export interface ToolEnv {
   readonly commands: CommandDeps;
   readonly files: FileDeps;
+  /** The warning for the first command result of this session; undefined afterwards (it is in the instructions). */
+  readonly warnOnce: (warning: string | undefined) => string | undefined;
 }
 
 /** One tool: its schemas, annotations, a description from the current policy, what it does, and how it runs. */
@@ -20,6 +22,10 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly title: string;
   readonly description: (policy: Policy) => string;
   readonly inputSchema: S;
+  /**
+   * The shape of structuredContent. NOT published in tools/list (output schemas were half of its 30 KB and models
+   * read the text); docs/tools.md lists the fields and the tests check every result against this shape.
+   */
   readonly outputSchema: z.ZodRawShape;
   readonly annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
   /** What the tool does, for the mode table: a tool the policy can never allow is not offered. */
@@ -31,10 +37,12 @@ export const defineTool = <S extends z.ZodRawShape>(def: ToolDef<S>): ToolDef<S>
 
 export const READS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 export const CHANGES = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false } as const;
-export const CHECKED =
-  "Paths stay inside the workspace (symbolic links are judged by where they lead); .git internals, the server's own files and protected globs cannot be changed; the change may need approval.";
-export const TRANSACTION =
-  'The new content is shown as a unified diff before anything is written (and may need approval); then, unless the server runs with --edit-backup none, the old content is saved as the next numbered backup (file.bk1, file.bk2 …, never overwritten); the file is replaced atomically. CRLF line endings and a missing final newline are kept. Nothing is written when the edit fails.';
+/**
+ * The shared sentences are short on purpose: tools/list travels with every model request (the whole list is kept
+ * under 10 KB, test/integration/agentResults.test.ts). The long form is in the server instructions.
+ */
+export const CHECKED = 'Workspace paths only (not .git or protected files); may need approval.';
+export const TRANSACTION = 'Shows a diff first (may need approval), keeps the old file as file.bkN (unless --edit-backup none), replaces atomically; nothing is written if it fails.';
 
 /** A file tool: its core function on the file pipeline, and which part of the result the agent reads. */
 export function fileTool<S extends z.ZodRawShape>(

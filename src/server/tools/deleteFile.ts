@@ -5,8 +5,8 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'deleteFile',
   title: 'Delete a file',
-  description: `Delete one regular file (not a folder, not a symbolic link). ${CHECKED}`,
-  inputSchema: { file: z.string().describe('File relative to the workspace root.') },
+  description: `Delete one file (not a folder or link). ${CHECKED}`,
+  inputSchema: { file: z.string().describe('Relative to the workspace root.') },
   annotations: CHANGES,
   actions: ['fileChange'],
   view: 'change',

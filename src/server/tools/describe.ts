@@ -17,16 +17,27 @@ export function unrunnableNote(policy: Policy): string | undefined {
   return found.length ? `allowlist entries that can never run (not offered to the agent): ${found.map((u) => `${u.entry} (${u.reason})`).join('; ')}` : undefined;
 }
 
-/** The part of every command tool's description that tells the agent what it may run and within which limits. */
+/**
+ * The part of a command tool's description that tells the agent what it may run and within which limits. Short:
+ * tools/list goes with every model request. cmdshell says "as shell_execute" when both are offered.
+ */
 export function commandLimitsText(policy: Policy): string {
   const never = new Set(unrunnableEntries(policy).map((u) => u.entry));
   const runnable = (list: readonly string[]) => list.filter((e) => !never.has(e));
-  const names = runnable(policy.allowCommands).length ? runnable(policy.allowCommands).join(', ') : '(none)';
-  const patterns = runnable(policy.allowPatterns).length ? ` Command-name patterns: ${runnable(policy.allowPatterns).join(', ')}.` : '';
+  const names = runnable(policy.allowCommands).length ? runnable(policy.allowCommands).join(' ') : '(none)';
+  const patterns = runnable(policy.allowPatterns).length ? ` Name patterns: ${runnable(policy.allowPatterns).join(' ')}.` : '';
+  const output =
+    policy.outputLimitAction === 'keep'
+      ? `a longer stream keeps its first and last ${Math.floor(policy.outputLimitBytes / 2)} bytes`
+      : `a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped`;
   return [
-    `Allowed commands: ${names}.${patterns}`,
-    'Shells, interpreters and command wrappers are never allowed; dangerous options (find -exec, tar --to-command, git -c …) are refused.',
-    `Timeout: ${policy.defaultTimeoutSeconds} s by default, at most ${policy.maxTimeoutSeconds} s. Output: the first ${policy.outputLimitBytes} bytes of each stream are kept.`,
-    `Mode: ${modeLabel(policy.mode)}. Paths stay inside the workspace.`,
+    `Allowed: ${names}.${patterns}`,
+    'No shells, interpreters or risky options (find -exec …).',
+    `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s); ${output}. Mode ${modeLabel(policy.mode)}.`,
   ].join(' ');
+}
+
+/** One short sentence for the descriptions when commands run without a sandbox (the details go in the instructions). */
+export function isolationNote(kind: string): string {
+  return kind === 'none' ? " No OS sandbox: commands run with the server's permissions." : '';
 }

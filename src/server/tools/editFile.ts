@@ -5,11 +5,11 @@ import { CHANGES, fileTool, TRANSACTION } from './define';
 export default fileTool({
   name: 'editFile',
   title: 'Edit a file with sed',
-  description: `Edit a text file with a GNU sed script (run by the server with --sandbox: no r/w/e commands). The script is the only program; args may hold only -n -E -r -s -u --posix --quiet --silent --regexp-extended (-i, -e, -f, -z, --follow-symlinks … are refused). ${TRANSACTION}`,
+  description: `Edit a file with a GNU sed script (sed --sandbox: no r/w/e). args: only -n -E -r -s -u --posix. ${TRANSACTION}`,
   inputSchema: {
-    file: z.string().describe('Existing text file, relative to the workspace root.'),
-    script: z.string().describe('The sed program, e.g. "s/old_name/new_name/g" or "/pattern/d".'),
-    args: z.array(z.string()).optional().describe('Safe sed options, e.g. ["-E"].'),
+    file: z.string().describe('Relative to the workspace root.'),
+    script: z.string().describe('e.g. "s/old/new/g" or "/pattern/d".'),
+    args: z.array(z.string()).optional(),
   },
   annotations: CHANGES,
   actions: ['fileChange'],

@@ -8,10 +8,10 @@ export default defineTool({
   name: 'fetch',
   title: 'Fetch a URL',
   description: ({ fetch: p }) =>
-    `HTTP(S) GET a URL and return the status and the text body. prettify turns HTML into readable text. Limits: ${p.timeoutSeconds} s, ${p.maxBytes} bytes, ${p.maxRedirects} redirects. Hosts that resolve to loopback${p.allowLoopback ? ' (allowed here)' : ''}, private or link-local${p.allowPrivate ? ' (allowed here)' : ''} addresses are refused unless the user allowed them; cloud metadata addresses always are. Every hop of a redirect is checked again.`,
+    `HTTP(S) GET a URL; returns the status and text body (prettify: HTML as text). Limits ${p.timeoutSeconds} s, ${p.maxBytes} bytes, ${p.maxRedirects} redirects. Refused: metadata${p.allowLoopback ? '' : ', loopback'}${p.allowPrivate ? '' : ', private'} addresses (each redirect is checked).`,
   inputSchema: {
-    url: z.string().describe('An http:// or https:// URL.'),
-    prettify: z.boolean().default(false).describe('Turn HTML into readable text.'),
+    url: z.string(),
+    prettify: z.boolean().default(false),
   },
   outputSchema: fetchOutputShape,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },

@@ -1,6 +1,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Approver } from '../../core/approval';
 import { neverAllowed } from '../../core/modes';
+import { disabledTools } from '../../core/toolNames';
 import type { Policy } from '../../core/policy';
 import type { ServerContext } from '../context';
 import applyPatch from './applyPatch';
@@ -12,6 +13,8 @@ import editFile from './editFile';
 import fetch from './fetch';
 import listFiles from './listFiles';
 import mkdir from './mkdir';
+import { acceptNullAsOmitted } from './nullArgs';
+import { isolationNote } from './describe';
 import moveRenameFile from './moveRenameFile';
 import readFile from './readFile';
 import replaceInFile from './replaceInFile';
@@ -26,7 +29,7 @@ export const TOOLS: readonly ToolDef[] = [
 
 /** Why a tool is not offered under a policy, or undefined when it is. */
 export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Policy): string | undefined {
-  if (policy.disableTools.includes(def.name)) return 'disabled by disableTools';
+  if (disabledTools(policy.disableTools).has(def.name)) return 'disabled by disableTools';
   if (neverAllowed(policy.mode, policy.network, def.actions)) return 'never allowed by the current mode or network setting';
   return undefined;
 }
@@ -37,14 +40,32 @@ export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Polic
  * is not offered; descriptions follow the policy; clients hear `notifications/tools/list_changed`.
  */
 export function registerTools(server: McpServer, ctx: ServerContext, approver: () => Approver): () => void {
-  const env: ToolEnv = { commands: ctx.commandDeps(approver), files: { policy: () => ctx.policy, approver, audit: ctx.audit } };
+  let warned = false;
+  const env: ToolEnv = {
+    commands: ctx.commandDeps(approver),
+    files: { policy: () => ctx.policy, approver, audit: ctx.audit },
+    warnOnce: (warning) => {
+      if (!warning || warned) return undefined;
+      warned = true;
+      return warning;
+    },
+  };
+  // The sandbox note goes where the limits are (shell_execute, or cmdshell when it stands alone).
+  const describe = (def: ToolDef, policy: Policy) => {
+    const text = def.description(policy);
+    return text.includes('Allowed: ') ? text + isolationNote(ctx.isolation.kind) : text;
+  };
   const registered = TOOLS.map((def) => {
-    const description = def.description(ctx.policy);
+    const description = describe(def, ctx.policy);
+    // No outputSchema: see ToolDef.outputSchema. Annotations carry only the hints that differ from MCP's defaults.
     const tool: RegisteredTool = server.registerTool(
       def.name,
-      { title: def.title, description, inputSchema: def.inputSchema, outputSchema: def.outputSchema, annotations: { title: def.title, ...def.annotations } },
+      { title: def.title, description, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(def.annotations) },
       (args, extra) => def.run(args as never, env, extra),
     );
+    // The SDK marks every tool `execution: {taskSupport: "forbidden"}`, which is MCP's default when absent: 40
+    // bytes per tool in every tools/list for nothing. Absent, the SDK runs the tool the same way.
+    tool.execution = undefined;
     return { def, tool, description };
   });
   const apply = (policy: Policy) => {
@@ -54,7 +75,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
         if (offered) r.tool.enable();
         else r.tool.disable();
       }
-      const description = r.def.description(policy);
+      const description = describe(r.def, policy);
       if (description !== r.description) {
         r.description = description;
         r.tool.update({ description });
@@ -63,4 +84,21 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   };
   apply(ctx.policy);
   return ctx.onPolicyChange(apply);
+}
+
+/**
+ * MCP's defaults: readOnly false, destructive true, idempotent false, openWorld true. Only what differs is sent,
+ * except the ones a client's safety prompt reads (readOnlyHint, openWorldHint, and destructiveHint for a tool that
+ * changes things): those are always explicit.
+ */
+const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
+
+export function nonDefaultHints(hints: ToolDef['annotations']): Partial<ToolDef['annotations']> {
+  const out: Record<string, boolean> = {};
+  for (const [k, v] of Object.entries(hints) as [keyof typeof HINT_DEFAULTS, boolean][]) {
+    // destructiveHint means nothing for a read-only tool.
+    const explicit = k === 'readOnlyHint' || k === 'openWorldHint' || (k === 'destructiveHint' && !hints.readOnlyHint);
+    if (explicit || (v !== HINT_DEFAULTS[k] && k !== 'destructiveHint')) out[k] = v;
+  }
+  return out;
 }

@@ -5,8 +5,8 @@ import { fileTool, READS } from './define';
 export default fileTool({
   name: 'listFiles',
   title: 'List a folder',
-  description: 'List the entries of a folder inside the workspace, sorted, one per line; folders end with "/", symbolic links with "@".',
-  inputSchema: { path: z.string().default('.').describe('Folder relative to the workspace root (default ".").') },
+  description: 'List a folder in the workspace, one entry per line; folders end with "/", symbolic links with "@".',
+  inputSchema: { path: z.string().default('.').describe('Folder relative to the workspace root.') },
   annotations: READS,
   actions: ['read'],
   view: 'entries',

@@ -5,10 +5,10 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'mkdir',
   title: 'Create a folder',
-  description: `Create a folder; with parents: true, missing parent folders too (and an existing folder is fine). ${CHECKED}`,
+  description: `Create a folder (parents: also missing parents, and an existing folder is fine). ${CHECKED}`,
   inputSchema: {
-    path: z.string().describe('Folder relative to the workspace root.'),
-    parents: z.boolean().default(false).describe('Create missing parents; succeed if the folder exists.'),
+    path: z.string().describe('Relative to the workspace root.'),
+    parents: z.boolean().default(false),
   },
   annotations: { ...CHANGES, destructiveHint: false },
   actions: ['fileChange'],

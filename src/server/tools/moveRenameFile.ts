@@ -5,11 +5,11 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'moveRenameFile',
   title: 'Move or rename a file',
-  description: `Move or rename a regular file (not a folder, not a symbolic link). An existing destination is replaced only with overwrite: true. ${CHECKED}`,
+  description: `Move or rename a file (not a folder or link); replaces a destination only with overwrite. ${CHECKED}`,
   inputSchema: {
-    source: z.string().describe('Existing file, relative to the workspace root.'),
-    destination: z.string().describe('New path, relative to the workspace root.'),
-    overwrite: z.boolean().default(false).describe('Replace an existing destination file.'),
+    source: z.string().describe('Relative to the workspace root.'),
+    destination: z.string().describe('Relative to the workspace root.'),
+    overwrite: z.boolean().default(false),
   },
   annotations: CHANGES,
   actions: ['fileChange'],

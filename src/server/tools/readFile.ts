@@ -6,11 +6,11 @@ export default fileTool({
   name: 'readFile',
   title: 'Read a text file',
   description:
-    "Read a UTF-8 text file inside the workspace. Binary files are refused. offset (first line, 1-based) and limit (number of lines) select a window; at most the server's output limit is returned per call (the result says where to continue).",
+    "Read a UTF-8 text file in the workspace (binary files are refused). offset/limit select lines; a long file is returned in parts (the result says where to continue).",
   inputSchema: {
-    file: z.string().describe('Path relative to the workspace root.'),
-    offset: z.number().int().min(1).optional().describe('First line to return, 1-based (default 1).'),
-    limit: z.number().int().min(1).optional().describe('Number of lines to return (default: to the end).'),
+    file: z.string().describe('Relative to the workspace root.'),
+    offset: z.number().int().min(1).optional().describe('First line, 1-based.'),
+    limit: z.number().int().min(1).optional().describe('Number of lines.'),
   },
   annotations: READS,
   actions: ['read'],

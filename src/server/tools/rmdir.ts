@@ -6,7 +6,7 @@ export default fileTool({
   name: 'rmdir',
   title: 'Remove an empty folder',
   description: `Remove an EMPTY folder (never recursive). ${CHECKED}`,
-  inputSchema: { path: z.string().describe('Folder relative to the workspace root.') },
+  inputSchema: { path: z.string().describe('Relative to the workspace root.') },
   annotations: CHANGES,
   actions: ['fileChange'],
   view: 'change',

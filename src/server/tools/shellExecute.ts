@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { runCommand } from '../../core/commands/run';
 import { callContext } from './callContext';
-import { commandOutputShape, toToolResult } from './commandResult';
+import { commandOutputShape, timeoutNote, toToolResult, withWarning } from './commandResult';
 import { defineTool } from './define';
 import { commandLimitsText } from './describe';
 
@@ -11,24 +11,22 @@ export default defineTool({
   title: 'Run a command',
   description: (policy) =>
     [
-      'Run an allowlisted command as an argv array (never a shell string) inside the workspace.',
-      'Pipelines and redirects are separate elements: ["grep","-n","TODO","src/a.ts","|","wc","-l"], ["sort","in.txt",">","out.txt"].',
-      'Redirect targets stay inside the working directory. A non-zero exit returns isError with the output.',
+      'Run an allowlisted command as an argv array (no shell string) in the workspace.',
+      'Pipes and redirects are separate elements: ["grep","-n","x","a.ts","|","wc","-l"], ["sort","a",">","b"]. A non-zero exit is isError.',
       commandLimitsText(policy),
     ].join(' '),
   inputSchema: {
-    command: z.array(z.string()).min(1).describe('The program and its arguments; "|", "<", ">", ">>" as separate elements make pipelines and redirects.'),
-    stdin: z.string().optional().describe("Text written to the command's standard input."),
-    directory: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
-    timeout: z.number().positive().optional().describe('Seconds before the whole process tree is killed (capped by the server).'),
-    envs: z.record(z.string(), z.string()).optional().describe('Environment overrides; only names the server allows are accepted.'),
+    command: z.array(z.string()).min(1).describe('Program and arguments, one element each; "|", "<", ">", ">>" as elements.'),
+    stdin: z.string().optional().describe('Standard input text.'),
+    directory: z.string().optional().describe('Relative to the workspace root.'),
+    timeout: z.number().positive().optional().describe('Seconds.'),
+    envs: z.record(z.string(), z.string()).optional().describe('Only names the server allows.'),
   },
   outputSchema: commandOutputShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   actions: ['readOnlyCommand'],
-  run: async (args, env, extra) =>
-    toToolResult(
-      await runCommand(
+  run: async (args, env, extra) => {
+    const r = await runCommand(
         {
           command: args.command,
           ...(args.stdin !== undefined && { stdin: args.stdin }),
@@ -38,6 +36,8 @@ export default defineTool({
         },
         env.commands,
         callContext('shell_execute', extra),
-      ),
-    ),
+      );
+    const note = timeoutNote(args.timeout, env.commands.policy());
+    return toToolResult(r, { commandName: args.command[0] ?? '', ...withWarning(env.warnOnce(r.warning)), ...(note && r.outcome !== 'denied' && { notes: [note] }) });
+  },
 });

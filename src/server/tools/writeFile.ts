@@ -5,12 +5,12 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'writeFile',
   title: 'Write a file',
-  description: `Write (or append) text to a file inside the workspace, atomically. The parent folder must exist unless mkdirs is true. The result includes the diff of what was written. ${CHECKED}`,
+  description: `Write or append text to a file, atomically; the result shows the diff. ${CHECKED}`,
   inputSchema: {
-    file: z.string().describe('Path relative to the workspace root.'),
+    file: z.string().describe('Relative to the workspace root.'),
     text: z.string().describe('The text to write.'),
-    append: z.boolean().default(false).describe('Append instead of replacing the file.'),
-    newline: z.boolean().default(true).describe('End the text with a line break if it does not end with one.'),
+    append: z.boolean().default(false).describe('Append instead of replacing.'),
+    newline: z.boolean().default(true).describe('End with a line break.'),
     mkdirs: z.boolean().default(false).describe('Create missing parent folders.'),
   },
   annotations: CHANGES,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchResult } from '../../../core/fetch/run';
+import { diffForAgent } from '../../../core/files/diffText';
 import type { FileResult } from '../../../core/files/types';
 
 const problem = { code: z.string(), message: z.string(), rule: z.string().optional() };
@@ -16,6 +17,8 @@ export const fileOutputShape = {
   entries: z.array(z.string()).optional(),
   truncated: z.boolean().optional(),
   diff: z.string().optional(),
+  /** The diff in this answer is cut (summary + first hunks); the approval request had all of it. */
+  diffTruncated: z.boolean().optional(),
   changed: z.boolean().optional(),
   backup: z.string().optional(),
   backupDeleted: z.boolean().optional(),
@@ -49,7 +52,10 @@ function problemText(r: { denial?: { code: string; message: string; rule: string
 }
 
 /** Text for the agent: the content itself for reads, the message and the diff for changes. */
-export function toFileToolResult(r: FileResult, view: 'content' | 'entries' | 'change'): CallToolResult {
+export function toFileToolResult(full: FileResult, view: 'content' | 'entries' | 'change'): CallToolResult {
+  // A change's diff is bounded in the answer: creating or deleting a 20,000-line file is not 229 KB for the model.
+  const shown = full.diff !== undefined ? diffForAgent(full.diff) : undefined;
+  const r: FileResult & { diffTruncated?: boolean } = shown?.cut ? { ...full, diff: shown.text, diffTruncated: true } : full;
   let text: string;
   if (r.outcome !== 'ok') {
     text = problemText(r) + (r.diff ? `\n\nThe change that was not applied:\n${r.diff}` : '');

@@ -112,7 +112,7 @@ describe('resolveSettings: bad values name the key', () => {
     ['an invalid regular expression pattern', { allowPatterns: ['python('] }, 'allowPatterns.0'],
     ['a pattern with a shell metacharacter', { allowPatterns: ['a;b'] }, 'allowPatterns.0'],
     ['an environment name that is not one', { childEnvAllowlist: ['BAD-NAME'] }, 'childEnvAllowlist.0'],
-    ['a default timeout above the maximum', { defaultTimeoutSeconds: 400, maxTimeoutSeconds: 300 }, 'defaultTimeoutSeconds'],
+    ['a default timeout above the maximum (named as a person sets it)', { defaultTimeoutSeconds: 400, maxTimeoutSeconds: 300 }, 'the default timeout (--timeout, "timeout", guardedShell.timeout.default) cannot be larger than the maximum'],
   ])('rejects %s', (_what, layer, key) => {
     const s = makeSandbox();
     expect(() => resolveSettings([layer], s.ws)).toThrow(PolicyError);
@@ -121,7 +121,7 @@ describe('resolveSettings: bad values name the key', () => {
 
   it('rejects ALLOW_COMMANDS entries with metacharacters and names the key', () => {
     const s = makeSandbox();
-    expect(() => layered(s, {}, { ALLOW_COMMANDS: 'ls,rm -rf' }, [])).toThrow('ALLOW_COMMANDS: "rm -rf": a command name cannot contain white space');
+    expect(() => layered(s, {}, { ALLOW_COMMANDS: 'ls,rm -rf' }, [])).toThrow('ALLOW_COMMANDS: entry 1 ("rm -rf"): a command name cannot contain white space');
   });
 });
 

@@ -4,9 +4,13 @@
 // nothing here ever assigns innerHTML, so an argv element like `<img src=x onerror=…>` is shown, never parsed.
 'use strict';
 (function () {
-  // VS Code defines acquireVsCodeApi as a global `const` in every webview page (not a window property); once per load.
+  // Two hosts, one page. In VS Code, acquireVsCodeApi is a global `const` in every webview page (not a window
+  // property), callable once per load. On the standalone approval page, media/webHost.js (loaded first) provides the
+  // same API over HTTP and delivers the host's messages itself (window messages are then ignored: see below).
+  /** @type {any} */
+  const webHost = /** @type {any} */ (window).GuardedShellWebHost;
   // @ts-ignore
-  const vscode = acquireVsCodeApi();
+  const vscode = webHost ? webHost.api : acquireVsCodeApi();
   /** @typedef {import('../src/shared/webviewProtocol').WebviewToHost} WebviewToHost */
   /** @typedef {import('../src/shared/webviewProtocol').HostToWebview} HostToWebview */
   /** Every message to the host is checked against the protocol's types (tsconfig.webview.json, run by npm test). @param {WebviewToHost} m */
@@ -119,7 +123,27 @@
 
   const cardsList = $('cards');
   const live = $('live');
-  const approveAll = /** @type {HTMLButtonElement} */ ($('approve-all'));
+  /**
+   * Batch approval is per kind (commands, file changes) and never acts on the first click: the first click lists
+   * exactly what the batch covers; only "Approve these N" in that list approves, and only the cards listed.
+   * @type {Record<'commands'|'changes', HTMLButtonElement>}
+   */
+  const batchButtons = {
+    commands: /** @type {HTMLButtonElement} */ ($('approve-commands')),
+    changes: /** @type {HTMLButtonElement} */ ($('approve-changes')),
+  };
+  const batchBox = $('batch-confirm');
+  const batchList = $('batch-list');
+  const batchTitle = $('batch-title');
+  const batchGo = /** @type {HTMLButtonElement} */ ($('batch-go'));
+  const batchCancel = /** @type {HTMLButtonElement} */ ($('batch-cancel'));
+  /** @type {{kind: 'commands'|'changes', ids: string[]} | null} */
+  let batch = null;
+  const BATCH_NOUN = { commands: ['command', 'commands'], changes: ['file change', 'file changes'] };
+  /** Which batch a card belongs to (a fetch is always decided on its own). @param {any} c */
+  const kindOf = (c) => (c && c.command ? 'commands' : c && c.change ? 'changes' : null);
+  const noun = (/** @type {'commands'|'changes'} */ k, /** @type {number} */ n) => BATCH_NOUN[k][n === 1 ? 0 : 1];
+  const idsOfKind = (/** @type {string} */ k) => [...shown.keys()].filter((id) => kindOf(cardData.get(id)) === k);
   /** @type {Map<string, HTMLElement>} */
   const shown = new Map();
   /** @type {Map<string, any>} */
@@ -300,22 +324,66 @@
     }, ARM_MS));
   }
 
+  /** The batch buttons and the batch's own "Approve these" ignore clicks for a moment after the cards change. */
   function armApproveAll() {
-    approveAll.disabled = true;
-    const t = Number(approveAll.dataset.armTimer || 0);
-    if (t) clearTimeout(t);
-    approveAll.dataset.armTimer = String(setTimeout(() => {
-      approveAll.disabled = shown.size === 0;
-      approveAll.dataset.armTimer = '';
-    }, ARM_MS));
+    for (const b of [batchButtons.commands, batchButtons.changes, batchGo]) {
+      b.disabled = true;
+      const t = Number(b.dataset.armTimer || 0);
+      if (t) clearTimeout(t);
+      b.dataset.armTimer = String(setTimeout(() => {
+        b.dataset.armTimer = '';
+        updateCount();
+      }, ARM_MS));
+    }
   }
 
   function updateCount() {
     const n = shown.size;
     $('pending-count').textContent = String(n);
     $('empty').hidden = n > 0;
-    approveAll.textContent = n > 1 ? 'Approve all ' + n + ' pending' : 'Approve all pending';
-    if (n === 0) approveAll.disabled = true;
+    for (const k of /** @type {Array<'commands'|'changes'>} */ (['commands', 'changes'])) {
+      const b = batchButtons[k];
+      const m = idsOfKind(k).length;
+      b.textContent = 'Approve all ' + m + ' ' + noun(k, m) + '…';
+      b.hidden = m === 0;
+      if (!b.dataset.armTimer) b.disabled = m === 0;
+    }
+    if (batch) {
+      // A listed card decided or withdrawn meanwhile leaves the list; a new card never joins it.
+      batch.ids = batch.ids.filter((id) => shown.has(id));
+      if (!batch.ids.length) closeBatch();
+      else renderBatch();
+    }
+    if (!batchGo.dataset.armTimer) batchGo.disabled = !batch;
+  }
+
+  /** Shows what a batch covers, in the order of the cards: the exact command lines or the files. */
+  function renderBatch() {
+    if (!batch) return;
+    const n = batch.ids.length;
+    batchTitle.textContent = 'Approve these ' + n + ' ' + noun(batch.kind, n) + '?';
+    batchGo.textContent = 'Approve these ' + n;
+    batchList.replaceChildren(...batch.ids.map((id) => {
+      const c = cardData.get(id);
+      return el('li', { dataset: { id } }, ltr(summary(c), 'path').node);
+    }));
+  }
+
+  function openBatch(/** @type {'commands'|'changes'} */ kind) {
+    const ids = idsOfKind(kind);
+    if (!ids.length) return;
+    batch = { kind, ids };
+    batchBox.hidden = false;
+    renderBatch();
+    armApproveAll();
+    batchBox.focus();
+    announce('Approving ' + ids.length + ' ' + noun(kind, ids.length) + ' needs one more click: the list shows what it covers.');
+  }
+
+  function closeBatch() {
+    batch = null;
+    batchBox.hidden = true;
+    batchList.replaceChildren();
   }
 
   /** @param {any[]} cards */
@@ -424,14 +492,24 @@
     act(card, button.dataset.action || '');
   });
 
-  approveAll.addEventListener('click', () => {
-    if (approveAll.disabled || shown.size === 0) return;
-    // Exactly the cards on screen now; one arriving after this click is not included.
-    const ids = [...shown.keys()];
-    const n = ids.length;
-    post({ type: 'approveAll', ids });
+  for (const k of /** @type {Array<'commands'|'changes'>} */ (['commands', 'changes'])) {
+    batchButtons[k].addEventListener('click', () => {
+      if (!batchButtons[k].disabled) openBatch(k);
+    });
+  }
+  batchCancel.addEventListener('click', () => {
+    closeBatch();
+    updateCount();
+    announce('Nothing approved.');
+  });
+  batchGo.addEventListener('click', () => {
+    if (batchGo.disabled || !batch) return;
+    // Exactly the cards listed (and still pending); one that arrived after the list opened is not included.
+    const { kind, ids } = batch;
+    closeBatch();
+    post({ type: 'approveAll', kind, ids });
     for (const id of ids) removeCard(id);
-    announce('Approved ' + n + ' request' + (n === 1 ? '' : 's') + '.');
+    announce('Approved ' + ids.length + ' ' + noun(kind, ids.length) + '.');
   });
 
   // ------------------------------------------------------------------------------------------------------ tabs
@@ -467,8 +545,8 @@
   const history = /** @type {any} */ (window).GuardedShellHistory;
   if (history) history.mount($('panel-history'), { post, announce, el, ltr, vscode });
 
-  window.addEventListener('message', (event) => {
-    const m = /** @type {HostToWebview | null} */ (event.data);
+  /** @param {HostToWebview | null} m */
+  function onHostMessage(m) {
     if (!m || typeof m !== 'object') return;
     switch (m.type) {
       case 'show':
@@ -489,7 +567,10 @@
         selectTab(m.tab === 'history' ? 'history' : 'pending', true);
         break;
     }
-  });
+  }
+  // On the web page the host's messages come only from the shim's own stream, never from window.postMessage.
+  if (webHost) webHost.listen(onHostMessage);
+  else window.addEventListener('message', (event) => onHostMessage(event.data));
 
   updateCount();
   post({ type: 'ready' });

@@ -68,7 +68,7 @@ export const unavailableApprover: Approver = {
   approve: async () => ({
     approved: false,
     by: 'unavailable',
-    reason: 'This request needs approval, but no approver is connected (start the server from VS Code, use a client that supports MCP elicitation, or choose --mode auto).',
+    reason: 'This request needs approval, but no approver is connected (start the server from VS Code, use --approver web for the local approval page, use a client that supports MCP elicitation, or choose --mode auto).',
   }),
 };
 

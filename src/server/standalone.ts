@@ -11,6 +11,7 @@ import { tokenFromFile } from './tokenFile';
 import { startHttpServer } from './http/httpServer';
 import { isolationFor, resolveIsolation } from './isolation';
 import { elicitationApprover } from './approvers/elicitation';
+import { startWebApproval } from './approvers/webApproval';
 
 export interface StandaloneServer {
   readonly ctx: ServerContext;
@@ -51,8 +52,16 @@ export async function startStandalone(
   const { probe, state: isolation } = await resolveIsolation(policy);
   const ctx = new ServerContext(policy, executor, audit, isolation, hooks.approver ?? unavailableApprover, version);
   ctx.isolationFor = (p) => isolationFor(p, probe);
-  // A host approver (VS Code) answers for every session; otherwise clients that support elicitation are asked.
-  const factory = () => createServer(ctx, hooks.approver ? undefined : (server) => elicitationApprover(server, ctx));
+  // A host approver (VS Code) answers for every session. Otherwise `approver` decides (docs/approvals.md): the
+  // local approval page (web), the page unless the client offers elicitation (auto), or elicitation.
+  const web = !hooks.approver && options.approver !== 'elicitation' ? await startWebApproval(ctx) : undefined;
+  if (web) {
+    ctx.defaultApprover = web.approver;
+    const note = options.transport === 'stdio' ? 'under --stdio the MCP client receives this stream: see docs/approvals.md' : 'the MCP client cannot see or answer this page';
+    streams.err.write(`guarded-shell: approvals: open ${web.page.url} in your browser (${note})\n`);
+  }
+  const elicit = !hooks.approver && options.approver !== 'web';
+  const factory = () => createServer(ctx, elicit ? (server) => elicitationApprover(server, ctx) : undefined);
 
   let closeTransport: () => Promise<void>;
   let url: string | undefined;
@@ -79,6 +88,7 @@ export async function startStandalone(
       (closing ??= (async () => {
         await executor.shutdown();
         await closeTransport().catch(() => {});
+        await web?.close().catch(() => {});
         audit.record({ event: 'server', result_type: 'success', action: 'stop' });
         audit.close();
       })()),

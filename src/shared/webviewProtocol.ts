@@ -122,9 +122,21 @@ export type WebviewToHost =
   | { readonly type: 'decide'; readonly id: string; readonly approved: boolean; readonly option: ApprovalOption; readonly reason?: string }
   /** Opens a pending card's change (or a history entry's, by request id) in VS Code's diff editor. */
   | { readonly type: 'openDiff'; readonly id: string }
-  /** Approves exactly the cards the page showed when the person clicked (not one that arrived a moment later). */
-  | { readonly type: 'approveAll'; readonly ids: readonly string[] }
+  /**
+   * Approves exactly the cards of one kind the page listed before the person confirmed (not one that arrived a
+   * moment later). The host approves only those ids whose request is of that kind.
+   */
+  | { readonly type: 'approveAll'; readonly kind: BatchKind; readonly ids: readonly string[] }
   | { readonly type: 'revoke'; readonly folder: string; readonly key: string; readonly kind: RememberedKind };
+
+/** What one batch approval may cover: commands, or file changes; never both, never a fetch. */
+export type BatchKind = 'commands' | 'changes';
+const BATCH_KINDS: readonly BatchKind[] = ['commands', 'changes'];
+
+/** The batch a card or a request belongs to (undefined: decided one at a time). */
+export function batchKindOf(x: { readonly command?: unknown; readonly change?: unknown }): BatchKind | undefined {
+  return x.command ? 'commands' : x.change ? 'changes' : undefined;
+}
 
 const OPTIONS: readonly ApprovalOption[] = ['once', 'session', 'timed', 'always', 'all'];
 const KINDS: readonly RememberedKind[] = ['session', 'timed', 'always'];
@@ -154,8 +166,8 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
     case 'openDiff':
       return str(o.id, MAX_ID_LENGTH) ? { type: 'openDiff', id: o.id } : undefined;
     case 'approveAll':
-      if (!Array.isArray(o.ids) || !o.ids.every((id) => str(id, MAX_ID_LENGTH))) return undefined;
-      return { type: 'approveAll', ids: o.ids as string[] };
+      if (!BATCH_KINDS.includes(o.kind as BatchKind) || !Array.isArray(o.ids) || !o.ids.every((id) => str(id, MAX_ID_LENGTH))) return undefined;
+      return { type: 'approveAll', kind: o.kind as BatchKind, ids: o.ids as string[] };
     case 'revoke':
       if (!str(o.folder, 1000) || !str(o.key, MAX_KEY_LENGTH) || !KINDS.includes(o.kind as RememberedKind)) return undefined;
       return { type: 'revoke', folder: o.folder, key: o.key, kind: o.kind as RememberedKind };

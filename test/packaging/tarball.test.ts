@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -72,7 +72,9 @@ describe('npm pack', () => {
   it('packs the bundled CLI and the documents, built by prepack, and nothing else', () => {
     const names = packed.files.map((f) => f.path).sort();
     const docs = fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
-    expect(names).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist/cli.js', ...docs, 'package.json'].sort());
+    // media/: the standalone approval page's scripts and styles (--approver web), served next to dist/cli.js.
+    const media = ['approval.css', 'approval.js', 'history.css', 'history.js', 'webHost.css', 'webHost.js'].map((f) => `media/${f}`);
+    expect(names).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist/cli.js', ...docs, ...media, 'package.json'].sort());
     expect(fs.existsSync(tarball)).toBe(true);
   });
 
@@ -107,6 +109,29 @@ describe('installing the tarball', () => {
       expect(r.structuredContent).toMatchObject({ outcome: 'ok', stdout: 'from the workspace\n' });
     } finally {
       await client.close();
+    }
+
+    // The installed copy serves its approval page (the page's scripts ship in the package).
+    const page = spawn(bin, ['--port', '0', '--approver', 'web', '--cwd', ws, '--isolation', 'none', '--quiet'], { cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const link = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        const timer = setTimeout(() => reject(new Error(`no approval link: ${err}`)), 20_000);
+        page.stderr!.on('data', (d: Buffer) => {
+          err += d.toString();
+          const m = /approvals: open (\S+) /.exec(err);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+      });
+      const origin = new URL(link).origin;
+      for (const p of ['/', '/media/webHost.js', '/media/approval.js', '/media/history.js', '/media/approval.css']) {
+        expect((await fetch(origin + p)).status, p).toBe(200);
+      }
+    } finally {
+      page.kill('SIGTERM');
     }
   }, 120_000);
 

@@ -40,7 +40,7 @@ export interface PanelPage {
   send(m: HostToWebview): Promise<void>;
   /** CSP violations the page reported (must stay empty: the page needs no inline script or style). */
   violations(): Promise<string[]>;
-  /** Waits until no card is still ignoring activations (cards arm for 500 ms after they appear or move). */
+  /** Waits until no card or batch button is still ignoring activations (they arm for 500 ms after the cards change). */
   armed(): Promise<void>;
   close(): Promise<void>;
 }
@@ -100,7 +100,9 @@ export async function openPanel(browser: Browser): Promise<PanelPage> {
     send: (m) => page.evaluate((msg) => window.postMessage(msg, '*'), m as unknown as Record<string, unknown>),
     violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
     armed: async () => {
-      await page.waitForFunction(() => !document.querySelector('[aria-disabled="true"]') && !(document.getElementById('approve-all') as HTMLButtonElement).dataset.armTimer);
+      await page.waitForFunction(
+        () => !document.querySelector('[aria-disabled="true"]') && !['approve-commands', 'approve-changes', 'batch-go'].some((id) => (document.getElementById(id) as HTMLButtonElement).dataset.armTimer),
+      );
     },
     close: () => context.close(),
   };

@@ -253,21 +253,64 @@ describe('approval panel in Chromium: decisions', () => {
     expect(await panel.page.isVisible('#empty')).toBe(true);
   });
 
-  it('"Approve all pending" posts exactly the ids on screen, and "Open in diff editor" the change\'s id', async () => {
+  it('batch approval is per kind and lists what it covers before it acts; a card arriving meanwhile is not included', async () => {
     panel = await openPanel(browser);
     const edit: ApprovalRequest = {
       id: 'e1', tool: 'writeFile', rule: 'r', reason: '', key: 'writeFile x',
       change: { kind: 'write', files: ['x'], diff: unifiedDiff('x', '', 'x\n', { created: true }), proposed: 'x\n' },
     };
-    await panel.send({ type: 'show', cards: [card(commandRequest('a1', [['ls']])), card(edit)] });
-    await panel.page.waitForSelector('li.card[data-id="e1"]');
+    await panel.send({ type: 'show', cards: [card(commandRequest('a1', [['git', 'status']])), card(edit), card(commandRequest('a2', [['npm', 'test']]))] });
+    await panel.page.waitForSelector('li.card[data-id="a2"]');
     await panel.armed();
     await panel.take();
     await panel.page.getByRole('button', { name: 'Open in diff editor' }).click();
     expect(await panel.take()).toEqual([{ type: 'openDiff', id: 'e1' }]);
-    await panel.page.getByRole('button', { name: 'Approve all 2 pending' }).click();
-    expect(await panel.take()).toEqual([{ type: 'approveAll', ids: ['a1', 'e1'] }]);
-    expect(await panel.page.locator('li.card').count()).toBe(0);
+    expect(await panel.page.locator('.toolbar button:visible').allTextContents()).toEqual(['Approve all 2 commands…', 'Approve all 1 file change…']);
+
+    // The first click only lists what the batch covers.
+    await panel.page.getByRole('button', { name: 'Approve all 2 commands…' }).click();
+    expect(await panel.take()).toEqual([]);
+    const region = panel.page.getByRole('region', { name: 'Approve these 2 commands?' });
+    expect(await region.locator('li').allTextContents()).toEqual(['"git" "status"', '"npm" "test"']);
+    // A command arriving now is counted on the button but not added to the list being confirmed.
+    await panel.send({ type: 'show', cards: [card(commandRequest('a1', [['git', 'status']])), card(edit), card(commandRequest('a2', [['npm', 'test']])), card(commandRequest('a3', [['rm', '-r', 'build']]))] });
+    await panel.page.waitForSelector('li.card[data-id="a3"]');
+    await panel.armed();
+    expect(await region.locator('li').count()).toBe(2);
+    expect(await panel.page.locator('#approve-commands').textContent()).toBe('Approve all 3 commands…');
+    await region.getByRole('button', { name: 'Approve these 2' }).click();
+    expect(await panel.take()).toEqual([{ type: 'approveAll', kind: 'commands', ids: ['a1', 'a2'] }]);
+    expect(await panel.page.locator('li.card').evaluateAll((els) => els.map((e: any) => e.dataset.id))).toEqual(['e1', 'a3']);
+    expect(await panel.page.isVisible('#batch-confirm')).toBe(false);
+
+    // File changes are their own batch; Cancel approves nothing.
+    await panel.armed();
+    await panel.page.getByRole('button', { name: 'Approve all 1 file change…' }).click();
+    const changes = panel.page.getByRole('region', { name: 'Approve these 1 file change?' });
+    expect(await changes.locator('li').allTextContents()).toEqual(['Write x']);
+    await changes.getByRole('button', { name: 'Cancel' }).click();
+    expect(await panel.take()).toEqual([]);
+    expect(await panel.page.locator('li.card').count()).toBe(2);
+  });
+
+  it('a listed card withdrawn before the batch is confirmed leaves the list, and a double click cannot confirm a batch', async () => {
+    panel = await openPanel(browser);
+    await panel.send({ type: 'show', cards: [card(commandRequest('w1', [['ls']])), card(commandRequest('w2', [['pwd']]))] });
+    await panel.page.waitForSelector('li.card[data-id="w2"]');
+    await panel.armed();
+    await panel.take();
+    // Clicking the batch button and, at once, where "Approve these" appears, approves nothing.
+    await panel.page.evaluate(() => {
+      (document.getElementById('approve-commands') as HTMLButtonElement).click();
+      (document.getElementById('batch-go') as HTMLButtonElement).click();
+    });
+    expect(await panel.take()).toEqual([]);
+    await panel.send({ type: 'withdraw', id: 'w1', why: 'cancelled' });
+    await panel.armed();
+    const region = panel.page.getByRole('region', { name: 'Approve these 1 command?' });
+    expect(await region.locator('li').allTextContents()).toEqual(['"pwd"']);
+    await region.getByRole('button', { name: 'Approve these 1' }).click();
+    expect(await panel.take()).toEqual([{ type: 'approveAll', kind: 'commands', ids: ['w2'] }]);
   });
 
   it('ignores a click on a card that has just appeared (a click aimed at what was there before)', async () => {
@@ -292,10 +335,10 @@ describe('approval panel in Chromium: keyboard', () => {
     await panel.page.waitForSelector('li.card[data-id="k2"]');
     await panel.armed();
     await panel.take();
-    // Tab order: Pending tab, Approve all, first card.
+    // Tab order: Pending tab, the commands batch button (no file change waits: its button is hidden), first card.
     await panel.page.focus('#tab-pending');
     await panel.page.keyboard.press('Tab');
-    expect(await panel.page.evaluate(() => document.activeElement!.id)).toBe('approve-all');
+    expect(await panel.page.evaluate(() => document.activeElement!.id)).toBe('approve-commands');
     await panel.page.keyboard.press('Tab');
     expect(await panel.page.evaluate(() => (document.activeElement as HTMLElement).dataset.id)).toBe('k1');
     await panel.page.keyboard.press('a');

@@ -77,7 +77,8 @@ describe('unified diff parsing', () => {
 describe('messages from the page', () => {
   it('accepts well-formed messages and trims the reason', () => {
     expect(parseWebviewMessage({ type: 'decide', id: 'x', approved: false, option: 'once', reason: '  no  ' })).toEqual({ type: 'decide', id: 'x', approved: false, option: 'once', reason: 'no' });
-    expect(parseWebviewMessage({ type: 'approveAll', ids: ['a', 'b'] })).toEqual({ type: 'approveAll', ids: ['a', 'b'] });
+    expect(parseWebviewMessage({ type: 'approveAll', kind: 'commands', ids: ['a', 'b'] })).toEqual({ type: 'approveAll', kind: 'commands', ids: ['a', 'b'] });
+    expect(parseWebviewMessage({ type: 'approveAll', kind: 'changes', ids: ['c'] })).toEqual({ type: 'approveAll', kind: 'changes', ids: ['c'] });
     expect(parseWebviewMessage({ type: 'revoke', folder: 'ws', key: 'ls', kind: 'timed' })).toEqual({ type: 'revoke', folder: 'ws', key: 'ls', kind: 'timed' });
   });
 
@@ -86,7 +87,11 @@ describe('messages from the page', () => {
     expect(parseWebviewMessage({ type: 'decide', id: 'x', approved: true, option: 'forever' })).toBeUndefined();
     expect(parseWebviewMessage({ type: 'decide', approved: true, option: 'once' })).toBeUndefined();
     expect(parseWebviewMessage({ type: 'approveAll' })).toBeUndefined();
-    expect(parseWebviewMessage({ type: 'approveAll', ids: [1] })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'approveAll', kind: 'commands', ids: [1] })).toBeUndefined();
+    // A batch names its kind: one without (the old "approve everything" message) or with another is dropped.
+    expect(parseWebviewMessage({ type: 'approveAll', ids: ['a'] })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'approveAll', kind: 'all', ids: ['a'] })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'approveAll', kind: 'fetch', ids: ['a'] })).toBeUndefined();
     expect(parseWebviewMessage('decide')).toBeUndefined();
     expect(parseWebviewMessage({ type: 'eval', code: '1' })).toBeUndefined();
   });

@@ -121,6 +121,11 @@ export const SETTINGS = {
       { key: 'noauth', schema: z.boolean(), map: (v: boolean) => (v ? null : undefined) },
     ],
   },
+  approver: {
+    target: 'server', schema: z.enum(['elicitation', 'web', 'auto']), default: 'elicitation',
+    summary: 'who answers approvals standalone: the client (MCP elicitation), a local web page the client cannot answer, or auto (elicitation when the client offers it, else the page)',
+    cli: [{ name: '--approver', arg: 'elicitation|web|auto' }], env: [{ name: 'GUARDED_SHELL_APPROVER', empty: 'unset' }], config: [{ key: 'approver' }],
+  },
   tokenFile: {
     target: 'server', schema: nonEmpty, summary: 'keep the bearer token in this file (created with mode 0600 on first start, reused after): a token that survives restarts',
     cli: [{ name: '--token-file', arg: 'FILE' }], env: [{ name: 'GUARDED_SHELL_TOKEN_FILE', empty: 'unset' }], config: [{ key: 'tokenFile', map: resolved }],
@@ -257,6 +262,11 @@ export const SETTINGS = {
   safePath: {
     target: 'policy', schema: nonEmpty, summary: 'PATH for commands when PATH is not passed through',
     env: [{ name: 'MCP_SHELL_SAFE_PATH', empty: 'unset' }], config: [{ key: 'safePath' }],
+  },
+  editBackup: {
+    target: 'policy', schema: z.enum(['numbered', 'none']), default: 'numbered',
+    summary: 'what an edit keeps of the replaced content: the next numbered backup beside the file (file.bk1, file.bk2 …, cmdshellmcp\'s convention) or none',
+    cli: [{ name: '--edit-backup', arg: 'numbered|none' }], config: [{ key: 'editBackup' }],
   },
   editDeleteBackup: {
     target: 'policy', schema: z.boolean(), default: false, summary: 'delete the numbered backup after a successful edit',

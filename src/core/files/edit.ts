@@ -20,6 +20,7 @@ export type TextTransform = (original: string, signal?: AbortSignal) => string |
  * 5. atomically replace the file (temp + rename in the checked folder), keeping its permission bits but never
  *    setuid/setgid;
  * 6. with `editDeleteBackup`, remove the backup.
+ * With `editBackup: none` steps 4 and 6 are skipped: the file is replaced and nothing else is written.
  * A failure before step 4 leaves no backup; a failure in step 5 keeps the backup for recovery.
  */
 export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transform: TextTransform): Promise<FileResult> {
@@ -51,14 +52,17 @@ export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transf
           return { message: `No change: the edit leaves "${target.relative}" as it is; nothing was written and no backup was made.`, diff, changed: false, bytes: seen.bytes.length };
         }
         const newBytes = Buffer.from(proposed, 'utf8');
+        const keepBackup = policy.editBackup === 'numbered';
+        const what = diffHasChanges(diff) ? 'Edited' : 'Rewrote';
         let written: { backup?: string };
         try {
-          written = writeAt(g, target.real, newBytes, { what: 'file', expect: { kind: 'same', seen }, mode: seen.mode, backup: true });
+          written = writeAt(g, target.real, newBytes, { what: 'file', expect: { kind: 'same', seen }, mode: seen.mode, backup: keepBackup });
         } catch (e) {
           const err = e as ToolError;
           if (err.rule === 'write.changed-meanwhile') throw new ToolError('IO_ERROR', `"${target.relative}" changed after the diff was made; nothing was written. Run the edit again.`, 'edit.changed-meanwhile');
           throw e;
         }
+        if (!keepBackup) return { message: `${what} "${target.relative}" (${newBytes.length} bytes); no backup (editBackup: none).`, diff, changed: true, bytes: newBytes.length };
         const backup = path.posix.join(path.posix.dirname(target.relative), written.backup!);
         let backupDeleted = false;
         let note = `backup "${backup}"`;
@@ -71,7 +75,6 @@ export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transf
             note = `the edit was applied, but deleting the backup "${backup}" failed: ${(e as Error).message}`;
           }
         }
-        const what = diffHasChanges(diff) ? 'Edited' : 'Rewrote';
         return { message: `${what} "${target.relative}" (${newBytes.length} bytes); ${note}.`, diff, changed: true, backup, backupDeleted, bytes: newBytes.length };
       },
     };

@@ -158,6 +158,20 @@ describe('backups and atomic writes', () => {
     expect(r.diff).toContain('-a\n+b');
   });
 
+  it('writes no backup at all with editBackup none (nothing but the file changes in the folder)', async () => {
+    put('f.txt', 'a\n');
+    const r = await editFileTool(deps(ws.root, { editBackup: 'none' }), call('editFile'), { file: 'f.txt', script: 's/a/b/' });
+    expect(r).toMatchObject({ outcome: 'ok', changed: true });
+    expect(r.backup).toBeUndefined();
+    expect(r.message).toContain('no backup (editBackup: none)');
+    expect(fs.readdirSync(ws.root)).toEqual(['f.txt']);
+    expect(get('f.txt')).toBe('b\n');
+    // The default keeps cmdshellmcp's numbered backup.
+    await replaceInFileTool(deps(ws.root), call('replaceInFile'), { file: 'f.txt', oldText: 'b', newText: 'c' });
+    expect(fs.readdirSync(ws.root).sort()).toEqual(['f.txt', 'f.txt.bk1']);
+    expect(get('f.txt.bk1')).toBe('b\n');
+  });
+
   it('reports an edit that changes nothing without writing or backing up', async () => {
     put('f.txt', 'a\n');
     const approver = recordingApprover({ approved: true });

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalRequest } from '../../../core/approval';
 import type { AuditRecord } from '../../../core/audit';
-import { parseWebviewMessage, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
+import { batchKindOf, parseWebviewMessage, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
 import type { ApprovalPresenter } from '../types';
 import { HistoryStore, RememberedList } from './history';
 import { panelHtml } from './html';
@@ -200,7 +200,11 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
         return;
       }
       case 'approveAll':
-        for (const id of m.ids) if (this.pending.has(id)) this.settle(id, { approved: true, by: 'user', option: 'all' });
+        // Only cards of the kind the person confirmed: a command id in a "file changes" batch stays pending.
+        for (const id of m.ids) {
+          const p = this.pending.get(id);
+          if (p && batchKindOf(p.request) === m.kind) this.settle(id, { approved: true, by: 'user', option: 'all' });
+        }
         return;
       case 'openDiff':
         await this.openDiff(m.id);

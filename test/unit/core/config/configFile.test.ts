@@ -29,6 +29,7 @@ describe('parseConfigFile: the keys of cmdshellmcp.json', () => {
     ['cwd', 'project', { cwd: '/etc/gs/project' }],
     ['cwd', '/srv/project', { cwd: '/srv/project' }],
     ['editdelbk', true, { editDeleteBackup: true }],
+    ['editBackup', 'none', { editBackup: 'none' }],
   ])('maps %s = %j', (key, value, expected) => {
     const layer = parseConfigFile(JSON.stringify({ [key]: value }), source);
     expect(layer).toMatchObject(expected);

@@ -25,6 +25,7 @@ describe("parseFlags: cmdshellmcp's flags", () => {
     [['--noauth'], { auth: null }],
     [['--disableTools', 'writeFile,editFile'], { disableTools: ['writeFile', 'editFile'] }],
     [['--editdelbk'], { editDeleteBackup: true }],
+    [['--edit-backup', 'none'], { editBackup: 'none' }],
     [['--sse'], { transport: 'sse' }],
     [['--quiet'], { quiet: true }],
     [['--auditlog', '/tmp/a.log'], { auditLog: '/tmp/a.log' }],

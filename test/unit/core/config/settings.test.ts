@@ -23,7 +23,7 @@ describe('resolveSettings: defaults', () => {
   it('gives the documented defaults when nothing is set', () => {
     const s = makeSandbox();
     const { policy, server } = resolveSettings([], s.ws);
-    expect(server).toEqual({ host: '127.0.0.1', port: 8003, transport: 'http', quiet: false, corsOrigins: [] });
+    expect(server).toEqual({ host: '127.0.0.1', port: 8003, transport: 'http', approver: 'elicitation', quiet: false, corsOrigins: [] });
     expect(server.auth).toBeUndefined(); // a random token is generated at start
     expect(policy.root).toBe(s.ws);
     expect(policy.mode).toBe('auto');

@@ -8,7 +8,7 @@
 import type { ApprovalOption, ChangeKind } from '../core/approval';
 
 // ---------------------------------------------------------------------------------------------------------------
-// The view model: what a card shows, computed on the host (src/extension/approval/webview/viewModel.ts).
+// The view model: what a card shows, computed on the host (src/shared/approvalPanel/viewModel.ts).
 
 export type DiffLineKind = 'file' | 'hunk' | 'add' | 'del' | 'ctx' | 'note';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { panelHtml } from '../../src/extension/approval/webview/html';
+import { panelHtml } from '../../src/shared/approvalPanel/html';
 import type { HostToWebview, WebviewToHost } from '../../src/shared/webviewProtocol';
 import { capability } from '../helpers/needs';
 

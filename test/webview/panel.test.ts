@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/core/approval';
 import { unifiedDiff } from '../../src/core/files/diffText';
-import { toCard } from '../../src/extension/approval/webview/viewModel';
+import { toCard } from '../../src/shared/approvalPanel/viewModel';
 import type { HistoryEntry } from '../../src/shared/webviewProtocol';
 import { readDiffRows } from './diffRows';
 import { launch, openPanel, type PanelPage } from './harness';

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/core/approval';
 import { AuditLog, memorySink } from '../../src/core/audit';
 import { unifiedDiff } from '../../src/core/files/diffText';
-import { HistoryStore, RememberedList, TIMED_MS } from '../../src/extension/approval/webview/history';
-import { contentSecurityPolicy, panelHtml } from '../../src/extension/approval/webview/html';
-import { MAX_DIFF_LINES, parseUnifiedDiff, toCard } from '../../src/extension/approval/webview/viewModel';
+import { HistoryStore, RememberedList, TIMED_MS } from '../../src/shared/approvalPanel/history';
+import { contentSecurityPolicy, panelHtml } from '../../src/shared/approvalPanel/html';
+import { MAX_DIFF_LINES, parseUnifiedDiff, toCard } from '../../src/shared/approvalPanel/viewModel';
 import { parseWebviewMessage } from '../../src/shared/webviewProtocol';
 
 /** The panel's pure logic, without VS Code and without a browser. */

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalOption, ApprovalRequest, Approver } from '../../core/approval';
 import type { ApprovalMemory } from '../../core/approvalMemory';
 import type { AuditSink } from '../../core/audit';
-import { HistoryStore } from '../../extension/approval/webview/history';
-import { toCard } from '../../extension/approval/webview/viewModel';
+import { HistoryStore } from '../../shared/approvalPanel/history';
+import { toCard } from '../../shared/approvalPanel/viewModel';
 import { batchKindOf, type Card, type HostToWebview, type RememberedEntry, type WebviewToHost } from '../../shared/webviewProtocol';
 
 /**

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { panelHtml } from '../../extension/approval/webview/html';
+import { panelHtml } from '../../shared/approvalPanel/html';
 import { parseWebviewMessage, type HostToWebview } from '../../shared/webviewProtocol';
 import type { WebApprover } from '../approvers/web';
 import { allowedHosts, generateToken, hostAllowed } from './guards';

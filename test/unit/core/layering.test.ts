@@ -16,6 +16,7 @@ describe('layering rules', () => {
     ['the MCP SDK in src/extension', 'src/extension/settings.ts', "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const x = McpServer;\n", 'no-restricted-imports'],
     ['child_process outside src/core/exec', 'src/server/createServer.ts', "import { spawn } from 'node:child_process';\nexport const x = spawn;\n", 'no-restricted-imports'],
     ['child_process in src/core/files', 'src/core/files/sed.ts', "import { execFile } from 'child_process';\nexport const x = execFile;\n", 'no-restricted-imports'],
+    ['src/server depending on src/extension', 'src/server/createServer.ts', "import { activate } from '../extension/extension';\nexport const x = activate;\n", 'no-restricted-imports'],
     ['a floating promise', 'src/server/createServer.ts', 'async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n', '@typescript-eslint/no-floating-promises'],
   ])('denies %s', async (_what, file, code, rule) => {
     expect(await ruleIds(file, code)).toContain(rule);

@@ -6,10 +6,10 @@ import type { ApprovalDecision, ApprovalRequest } from '../../../core/approval';
 import type { AuditRecord } from '../../../core/audit';
 import { batchKindOf, parseWebviewMessage, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
 import type { ApprovalPresenter } from '../types';
-import { HistoryStore, RememberedList } from './history';
-import { panelHtml } from './html';
+import { HistoryStore, RememberedList } from '../../../shared/approvalPanel/history';
+import { panelHtml } from '../../../shared/approvalPanel/html';
 import { ProposedContentProvider } from './proposedContent';
-import { optionsFor, toCard } from './viewModel';
+import { optionsFor, toCard } from '../../../shared/approvalPanel/viewModel';
 
 const SECTION = 'guardedShell';
 const AUTO_APPROVE = 'autoApprove';

@@ -1,5 +1,5 @@
-import type { ApprovalOption, ApprovalRequest } from '../../../core/approval';
-import type { Card, ChangeCardData, DiffLine } from '../../../shared/webviewProtocol';
+import type { ApprovalOption, ApprovalRequest } from '../../core/approval';
+import type { Card, ChangeCardData, DiffLine } from '../webviewProtocol';
 
 /**
  * Approval requests as cards for the panel, without VS Code and without HTML (unit-tested in plain Node). The page

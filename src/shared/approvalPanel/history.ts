@@ -1,6 +1,6 @@
-import type { ApprovalDecision, ApprovalOption, ApprovalRequest } from '../../../core/approval';
-import type { AuditRecord } from '../../../core/audit';
-import type { HistoryEntry, HistoryOutcome, RememberedEntry, RememberedKind } from '../../../shared/webviewProtocol';
+import type { ApprovalDecision, ApprovalOption, ApprovalRequest } from '../../core/approval';
+import type { AuditRecord } from '../../core/audit';
+import type { HistoryEntry, HistoryOutcome, RememberedEntry, RememberedKind } from '../webviewProtocol';
 
 /**
  * The history tab's data, without VS Code (unit-tested). Fed by two sources: the (already redacted) audit records

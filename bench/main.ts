@@ -12,6 +12,7 @@ import { isolation } from './sections/isolation';
 import { kill } from './sections/kill';
 import { largeOutput } from './sections/largeOutput';
 import { latency, type LatencyData } from './sections/latency';
+import { minimal } from './sections/minimal';
 import { profile } from './sections/profile';
 import { throughput } from './sections/throughput';
 import { validation } from './sections/validation';
@@ -55,6 +56,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   };
   try {
+    await run('minimal', () => minimal(quick ? 40 : 200, quick ? 3 : 7, quick ? 8 : 25));
     const lat = await run('latency', () => latency(n));
     await run('throughput', () => throughput(quick ? 80 : 200));
     await run('large output', () => largeOutput());

@@ -160,7 +160,11 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     };
     const sessions = { g: [] as number[], m: [] as number[] };
     await interleaved(2, [open(gHttp.url), open(mHttp.url)]);
+    const sc0 = { g: cpuMs(pids.gHttp), m: cpuMs(pids.mHttp) };
     await interleaved(sessionRounds, [async () => sessions.g.push(await open(gHttp.url)()), async () => sessions.m.push(await open(mHttp.url)())]);
+    // The server's own share of a session open (the client's share, parsing the list and compiling one validator
+    // per output schema, grows with the number of tools and is the client's CPU, not the server's).
+    const sessionCpu = { g: (cpuMs(pids.gHttp) - sc0.g) / sessionRounds, m: (cpuMs(pids.mHttp) - sc0.m) / sessionRounds };
     const [gList, mList] = await interleaved(sessionRounds, [() => gStdio.client.listTools(), () => mStdio.client.listTools()]);
 
     await new Promise((r) => setTimeout(r, 1500)); // idle: let the last call's garbage settle
@@ -181,6 +185,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       { measurement: 'stdio: start until ready (spawn to initialize answered)', result: ms(st.gStdio!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdio! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdio! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gStdio! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mStdio! / st.node!).toFixed(2)}x)` },
       { measurement: 'HTTP: start until ready (spawn to endpoint printed)', result: ms(st.gHttp!), baseline: `${ms(st.mHttp!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gHttp! / st.mHttp!).toFixed(2)}x minimal; ${(st.gHttp! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gHttp! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mHttp! / st.node!).toFixed(2)}x)` },
       { measurement: 'HTTP: opening a session (connect + tools/list)', result: ms(so.g), baseline: ms(so.m), ratio: `${(so.g / so.m).toFixed(2)}x ${verdict(so.g / so.m, TARGETS.session)}` },
+      { measurement: 'HTTP: server CPU per session open', result: ms(sessionCpu.g), baseline: ms(sessionCpu.m), ratio: `${(sessionCpu.g / sessionCpu.m).toFixed(2)}x` },
       { measurement: 'stdio: tools/list on an open session', result: ms(so.gl), baseline: ms(so.ml), ratio: `${(so.gl / so.ml).toFixed(2)}x` },
       { measurement: 'HTTP: idle RSS of one server (after the loop)', result: `${(rss.gHttp / 1024).toFixed(1)} MB`, baseline: `${(rss.mHttp / 1024).toFixed(1)} MB`, ratio: `${(rss.gHttp / rss.mHttp).toFixed(2)}x ${verdict(rss.gHttp / rss.mHttp, TARGETS.rss)}` },
       { measurement: 'stdio: idle RSS of one server (after the loop)', result: `${(rss.gStdio / 1024).toFixed(1)} MB`, baseline: `${(rss.mStdio / 1024).toFixed(1)} MB`, ratio: `${(rss.gStdio / rss.mStdio).toFixed(2)}x ${verdict(rss.gStdio / rss.mStdio, TARGETS.rss)}` },
@@ -190,14 +195,14 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       title: 'Minimal-server baseline: Guarded Shell against a minimal MCP SDK server (same run, interleaved)',
       rows,
       data: {
-        calls, startRounds, sessionRounds, loadStart, loadEnd, p50: p, cpuPerCallMs: cpuPerCall, rssKb: rss,
+        calls, startRounds, sessionRounds, loadStart, loadEnd, p50: p, cpuPerCallMs: cpuPerCall, sessionCpuMs: sessionCpu, rssKb: rss,
         startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
         sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
       },
       notes: [
         'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled by esbuild like dist/cli.js. It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
         'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group, audit (to a sink even with --quiet) and the structured result. Nothing is skipped for speed; `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
-        `Order rotated every round. ${calls} echo rounds (4 servers side by side); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP; sessions: median of ${sessionRounds} rounds. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
+        `Order rotated every round. ${calls} echo rounds (4 servers side by side); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP; sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
       ],
     };
   } finally {

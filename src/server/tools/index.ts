@@ -3,6 +3,7 @@ import type { Approver } from '../../core/approval';
 import { neverAllowed } from '../../core/modes';
 import type { Policy } from '../../core/policy';
 import type { ServerContext } from '../context';
+import { serveCachedToolList, toolDescription, toolSchemas } from '../toolCatalog';
 import applyPatch from './applyPatch';
 import cmdshell from './cmdshell';
 import copyFile from './copyFile';
@@ -38,15 +39,18 @@ export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Polic
  */
 export function registerTools(server: McpServer, ctx: ServerContext, approver: () => Approver): () => void {
   const env: ToolEnv = { commands: ctx.commandDeps(approver), files: { policy: () => ctx.policy, approver, audit: ctx.audit } };
+  // Schemas per process, descriptions per policy (toolCatalog.ts): a new session does no work another did already.
   const registered = TOOLS.map((def) => {
-    const description = def.description(ctx.policy);
+    const description = toolDescription(def, ctx.policy);
+    const { input, output } = toolSchemas(def);
     const tool: RegisteredTool = server.registerTool(
       def.name,
-      { title: def.title, description, inputSchema: def.inputSchema, outputSchema: def.outputSchema, annotations: { title: def.title, ...def.annotations } },
-      (args, extra) => def.run(args as never, env, extra),
+      { title: def.title, description, inputSchema: input, outputSchema: output, annotations: { title: def.title, ...def.annotations } },
+      (args: unknown, extra: Parameters<ToolDef['run']>[2]) => def.run(args as never, env, extra),
     );
     return { def, tool, description };
   });
+  serveCachedToolList(server, registered);
   const apply = (policy: Policy) => {
     for (const r of registered) {
       const offered = notOffered(r.def, policy) === undefined;
@@ -54,7 +58,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
         if (offered) r.tool.enable();
         else r.tool.disable();
       }
-      const description = r.def.description(policy);
+      const description = toolDescription(r.def, policy);
       if (description !== r.description) {
         r.description = description;
         r.tool.update({ description });

@@ -1,0 +1,87 @@
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { objectFromShape, type AnyObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { ListToolsRequestSchema, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Policy } from '../core/policy';
+import type { ToolDef } from './tools/define';
+
+/**
+ * What every MCP session offers, computed once instead of once per session (or, for the JSON Schemas, once per
+ * tools/list): the SDK would rebuild each tool's zod object per session and convert all of them to JSON Schema on
+ * every tools/list, ~45 ms for the fourteen tools on a loaded machine, paid again by every session a client opens.
+ * Tool schemas never change while the process runs, so they are per process; descriptions depend on the policy,
+ * which is swapped whole on a change, so they are per policy object. Which tools are enabled stays per session,
+ * driven by the live policy (registerTools), and is read at each tools/list.
+ */
+
+interface Schemas {
+  /** The zod objects the SDK validates arguments and results with (built the way the SDK builds them). */
+  readonly input: AnyObjectSchema;
+  readonly output: AnyObjectSchema;
+  /** The same as JSON Schema, exactly as the SDK's own tools/list handler converts them; frozen, shared. */
+  readonly inputJson: Tool['inputSchema'];
+  readonly outputJson: NonNullable<Tool['outputSchema']>;
+}
+
+const schemas = new WeakMap<ToolDef, Schemas>();
+const descriptions = new WeakMap<Policy, Map<ToolDef, string>>();
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** The tool's schemas, built on first use and then shared by every session of this process. */
+export function toolSchemas(def: ToolDef): Schemas {
+  let s = schemas.get(def);
+  if (!s) {
+    const input = objectFromShape(def.inputSchema);
+    const output = objectFromShape(def.outputSchema);
+    s = {
+      input,
+      output,
+      inputJson: deepFreeze(toJsonSchemaCompat(input, { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'],
+      outputJson: deepFreeze(toJsonSchemaCompat(output, { strictUnions: true, pipeStrategy: 'output' })) as NonNullable<Tool['outputSchema']>,
+    };
+    schemas.set(def, s);
+  }
+  return s;
+}
+
+/** The tool's description under `policy`, computed once per policy object for all sessions. */
+export function toolDescription(def: ToolDef, policy: Policy): string {
+  let m = descriptions.get(policy);
+  if (!m) descriptions.set(policy, (m = new Map()));
+  let d = m.get(def);
+  if (d === undefined) m.set(def, (d = def.description(policy)));
+  return d;
+}
+
+/**
+ * Replaces the SDK's tools/list handler of one session with one that answers from the cached JSON Schemas. The
+ * answer is the SDK's own shape (test/integration/toolCatalog.test.ts compares the two); which tools are listed
+ * and their descriptions are read from the session's registered tools at each request, so enable()/disable()/
+ * update() on a policy change show at once.
+ */
+export function serveCachedToolList(server: McpServer, registered: ReadonlyArray<{ readonly def: ToolDef; readonly tool: RegisteredTool }>): void {
+  server.server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
+    tools: registered
+      .filter((r) => r.tool.enabled)
+      .map(({ def, tool }) => {
+        const s = toolSchemas(def);
+        return {
+          name: def.name,
+          title: tool.title,
+          description: tool.description,
+          inputSchema: s.inputJson,
+          annotations: tool.annotations,
+          execution: tool.execution,
+          _meta: tool._meta,
+          outputSchema: s.outputJson,
+        };
+      }),
+  }));
+}

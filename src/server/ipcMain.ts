@@ -140,6 +140,7 @@ async function start(): Promise<void> {
     const settings = effective(layer);
     // quiet: true, so nothing is written to these streams; the audit travels to the extension instead.
     server = await startStandalone(settings, VERSION, { out: process.stdout, err: process.stderr }, { approver: vscodeApprover, auditSinks: [forwardAudit] });
+    await server.ctx.ready; // the sandbox probe ran during the start: the ready message reports its answer
     if (exiting) return void (await stopServer());
     const { ctx, url, token } = server;
     if (!url || !token) throw new Error('the HTTP transport did not report its URL and token');

@@ -46,7 +46,10 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
     const tool: RegisteredTool = server.registerTool(
       def.name,
       { title: def.title, description, inputSchema: input, outputSchema: output, annotations: { title: def.title, ...def.annotations } },
-      (args: unknown, extra: Parameters<ToolDef['run']>[2]) => def.run(args as never, env, extra),
+      async (args: unknown, extra: Parameters<ToolDef['run']>[2]) => {
+        await ctx.ready; // the sandbox probe's answer, before any tool does anything (see ServerContext.ready)
+        return def.run(args as never, env, extra);
+      },
     );
     return { def, tool, description };
   });

@@ -18,12 +18,15 @@ interface Schemas {
   /** The zod objects the SDK validates arguments and results with (built the way the SDK builds them). */
   readonly input: AnyObjectSchema;
   readonly output: AnyObjectSchema;
+}
+interface JsonSchemas {
   /** The same as JSON Schema, exactly as the SDK's own tools/list handler converts them; frozen, shared. */
   readonly inputJson: Tool['inputSchema'];
   readonly outputJson: NonNullable<Tool['outputSchema']>;
 }
 
 const schemas = new WeakMap<ToolDef, Schemas>();
+const jsonSchemas = new WeakMap<ToolDef, JsonSchemas>();
 const descriptions = new WeakMap<Policy, Map<ToolDef, string>>();
 
 function deepFreeze<T>(value: T): T {
@@ -38,17 +41,24 @@ function deepFreeze<T>(value: T): T {
 export function toolSchemas(def: ToolDef): Schemas {
   let s = schemas.get(def);
   if (!s) {
-    const input = objectFromShape(def.inputSchema);
-    const output = objectFromShape(def.outputSchema);
-    s = {
-      input,
-      output,
-      inputJson: deepFreeze(toJsonSchemaCompat(input, { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'],
-      outputJson: deepFreeze(toJsonSchemaCompat(output, { strictUnions: true, pipeStrategy: 'output' })) as NonNullable<Tool['outputSchema']>,
-    };
+    s = { input: objectFromShape(def.inputSchema), output: objectFromShape(def.outputSchema) };
     schemas.set(def, s);
   }
   return s;
+}
+
+/** Its JSON Schemas, converted at the first tools/list of the process (not at start: ~15 ms before being ready). */
+function toolJsonSchemas(def: ToolDef): JsonSchemas {
+  let j = jsonSchemas.get(def);
+  if (!j) {
+    const { input, output } = toolSchemas(def);
+    j = {
+      inputJson: deepFreeze(toJsonSchemaCompat(input, { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'],
+      outputJson: deepFreeze(toJsonSchemaCompat(output, { strictUnions: true, pipeStrategy: 'output' })) as NonNullable<Tool['outputSchema']>,
+    };
+    jsonSchemas.set(def, j);
+  }
+  return j;
 }
 
 /** The tool's description under `policy`, computed once per policy object for all sessions. */
@@ -71,7 +81,7 @@ export function serveCachedToolList(server: McpServer, registered: ReadonlyArray
     tools: registered
       .filter((r) => r.tool.enabled)
       .map(({ def, tool }) => {
-        const s = toolSchemas(def);
+        const s = toolJsonSchemas(def);
         return {
           name: def.name,
           title: tool.title,

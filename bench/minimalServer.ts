@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -14,7 +15,13 @@ import { z } from 'zod';
  * limits), stdout/stderr captured, over stdio (`--stdio`) or stateful Streamable HTTP on 127.0.0.1 (port 0,
  * prints "MCP endpoint <url>" on stderr like dist/cli.js). run.mjs bundles it the way esbuild.mjs bundles
  * dist/cli.js, so start-up figures compare like with like. Never ship this: it runs anything it is sent.
+ *
+ * `--prefix '<json argv>'` starts every command through that launcher, with the working directory open as fd 4:
+ * the bench passes Guarded Shell's own process-containment launcher (src/core/isolation/contain.ts), so one
+ * baseline has the same number of execs and the same PID namespace as Guarded Shell's `--isolation none`.
  */
+const prefixAt = process.argv.indexOf('--prefix');
+const PREFIX: string[] = prefixAt > 0 ? (JSON.parse(process.argv[prefixAt + 1]!) as string[]) : [];
 
 function server(): McpServer {
   const s = new McpServer({ name: 'minimal-shell', version: '1.0.0' });
@@ -27,7 +34,11 @@ function server(): McpServer {
     },
     ({ command }) =>
       new Promise((resolve) => {
-        const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+        const argv = [...PREFIX, ...command];
+        const dir = PREFIX.length ? fs.openSync('.', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY) : undefined;
+        const stdio = dir === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ignore', dir];
+        const child = spawn(argv[0]!, argv.slice(1), { stdio: stdio as ['ignore', 'pipe', 'pipe'] });
+        if (dir !== undefined) fs.closeSync(dir);
         const out: Buffer[] = [];
         const err: Buffer[] = [];
         child.stdout.on('data', (c: Buffer) => out.push(c));

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, REPO } from '../../test/helpers/serverProcess';
+import { probeContainment } from '../../src/core/isolation/contain';
 import { spawnCapture } from '../baseline';
 import type { Row, SectionResult } from '../report';
 import { echoHello, serverArgs, TOKEN } from '../server';
@@ -17,10 +18,13 @@ export const MINIMAL = path.join(REPO, '.bench', 'build', 'minimal-server.cjs');
 /** The issue's targets, each against the minimal server measured in the same run. */
 export const TARGETS = { p50: 1.05, cpuAddedMs: 1, startVsNode: 2, session: 1.5, rss: 1.25 } as const;
 
-type Kind = 'guarded' | 'minimal';
+/** 'contained': the minimal server starting each command through Guarded Shell's containment launcher. */
+type Kind = 'guarded' | 'minimal' | 'contained';
 const env = () => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' });
 const argvFor = (kind: Kind, transport: 'http' | 'stdio'): string[] =>
-  kind === 'guarded' ? [CLI, ...(transport === 'stdio' ? ['--stdio'] : ['--port', '0']), ...serverArgs()] : [MINIMAL, ...(transport === 'stdio' ? ['--stdio'] : [])];
+  kind === 'guarded'
+    ? [CLI, ...(transport === 'stdio' ? ['--stdio'] : ['--port', '0']), ...serverArgs()]
+    : [MINIMAL, ...(transport === 'stdio' ? ['--stdio'] : []), ...(kind === 'contained' ? ['--prefix', JSON.stringify(probeContainment().prefix)] : [])];
 
 interface HttpProc {
   readonly proc: ChildProcess;
@@ -139,14 +143,17 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
   const mHttp = await startHttp('minimal');
   const gStdio = await startStdio('guarded');
   const mStdio = await startStdio('minimal');
+  const cHttp = await startHttp('contained');
+  const cStdio = await startStdio('contained');
   const gHttpC = await connectHttp(gHttp.url);
   const mHttpC = await connectHttp(mHttp.url);
+  const cHttpC = await connectHttp(cHttp.url);
   try {
-    const pids = { gHttp: gHttp.proc.pid!, mHttp: mHttp.proc.pid!, gStdio: gStdio.transport.pid!, mStdio: mStdio.transport.pid! };
-    const subjects = [() => echoHello(gHttpC.client), () => echoHello(mHttpC.client), () => echoHello(gStdio.client), () => echoHello(mStdio.client)];
+    const pids = { gHttp: gHttp.proc.pid!, mHttp: mHttp.proc.pid!, gStdio: gStdio.transport.pid!, mStdio: mStdio.transport.pid!, cHttp: cHttp.proc.pid!, cStdio: cStdio.transport.pid! };
+    const subjects = [gHttpC.client, mHttpC.client, gStdio.client, mStdio.client, cHttpC.client, cStdio.client].map((c) => () => echoHello(c));
     await interleaved(Math.min(30, calls), subjects);
     const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
-    const [gH, mH, gS, mS] = await interleaved(calls, subjects);
+    const [gH, mH, gS, mS, cH, cS] = await interleaved(calls, subjects);
     const cpuPerCall = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (cpuMs(p) - cpu0[k]!) / calls])) as Record<keyof typeof pids, number>;
 
     const open = (url: string) => async () => {
@@ -170,7 +177,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     await new Promise((r) => setTimeout(r, 1500)); // idle: let the last call's garbage settle
     const rss = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, rssKb(p)])) as Record<keyof typeof pids, number>;
 
-    const p = { gH: summarize(gH!).p50, mH: summarize(mH!).p50, gS: summarize(gS!).p50, mS: summarize(mS!).p50 };
+    const p = { gH: summarize(gH!).p50, mH: summarize(mH!).p50, gS: summarize(gS!).p50, mS: summarize(mS!).p50, cH: summarize(cH!).p50, cS: summarize(cS!).p50 };
     const st = Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, median(v)])) as Record<string, number>;
     const so = { g: median(sessions.g), m: median(sessions.m), gl: median(gList!), ml: median(mList!) };
     const loadEnd = load();
@@ -182,6 +189,9 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
         const m = t === 'HTTP' ? cpuPerCall.mHttp : cpuPerCall.mStdio;
         return { measurement: `${t}: server CPU per call`, result: ms(g), baseline: ms(m), ratio: `${g - m >= 0 ? '+' : ''}${(g - m).toFixed(2)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
       }),
+      { measurement: 'HTTP: p50 against the minimal server + the same containment launcher', result: ms(p.gH), baseline: ms(p.cH), ratio: `${(p.gH / p.cH).toFixed(2)}x` },
+      { measurement: 'stdio: p50 against the minimal server + the same containment launcher', result: ms(p.gS), baseline: ms(p.cS), ratio: `${(p.gS / p.cS).toFixed(2)}x` },
+      { measurement: 'HTTP / stdio: server CPU per call, minimal + containment launcher', result: `${ms(cpuPerCall.gHttp)} / ${ms(cpuPerCall.gStdio)}`, baseline: `${ms(cpuPerCall.cHttp)} / ${ms(cpuPerCall.cStdio)}`, ratio: `+${(cpuPerCall.gHttp - cpuPerCall.cHttp).toFixed(2)} / +${(cpuPerCall.gStdio - cpuPerCall.cStdio).toFixed(2)} ms` },
       { measurement: 'stdio: start until ready (spawn to initialize answered)', result: ms(st.gStdio!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdio! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdio! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gStdio! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mStdio! / st.node!).toFixed(2)}x)` },
       { measurement: 'HTTP: start until ready (spawn to endpoint printed)', result: ms(st.gHttp!), baseline: `${ms(st.mHttp!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gHttp! / st.mHttp!).toFixed(2)}x minimal; ${(st.gHttp! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gHttp! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mHttp! / st.node!).toFixed(2)}x)` },
       { measurement: 'HTTP: opening a session (connect + tools/list)', result: ms(so.g), baseline: ms(so.m), ratio: `${(so.g / so.m).toFixed(2)}x ${verdict(so.g / so.m, TARGETS.session)}` },
@@ -201,6 +211,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       },
       notes: [
         'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled by esbuild like dist/cli.js. It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
+        `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command through a containment launcher so that nothing of a call outlives it or the server (${JSON.stringify(probeContainment().kind)} here: \`${[probeContainment().prefix[0]?.replace(/^.*\//, '') ?? '', ...probeContainment().prefix.slice(1, 5)].join(' ')} …\`, src/core/isolation/contain.ts): one more exec and a PID namespace per command, a security property, not overhead to trim. The "+ the same containment launcher" rows compare with the minimal server starting its commands through that same launcher, which isolates what the guard itself costs.`,
         'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group, audit (to a sink even with --quiet) and the structured result. Nothing is skipped for speed; `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
         `Order rotated every round. ${calls} echo rounds (4 servers side by side); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP; sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
       ],
@@ -210,7 +221,10 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     await mHttpC.client.close().catch(() => {});
     await gStdio.client.close().catch(() => {});
     await mStdio.client.close().catch(() => {});
+    await cHttpC.client.close().catch(() => {});
+    await cStdio.client.close().catch(() => {});
     await gHttp.stop();
     await mHttp.stop();
+    await cHttp.stop();
   }
 }

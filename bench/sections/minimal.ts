@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, REPO } from '../../test/helpers/serverProcess';
 import { probeContainment } from '../../src/core/isolation/contain';
 import { spawnCapture } from '../baseline';
@@ -156,10 +157,13 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     const [gH, mH, gS, mS, cH, cS] = await interleaved(calls, subjects);
     const cpuPerCall = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (cpuMs(p) - cpu0[k]!) / calls])) as Record<keyof typeof pids, number>;
 
-    const open = (url: string) => async () => {
+    // `listTools()` also compiles one JSON-Schema validator per output schema in the SDK client (its own CPU,
+    // growing with the number of tools); `raw` asks for the same list without that, to show the server's part.
+    const open = (url: string, raw = false) => async () => {
       const t = performance.now();
       const c = await connectHttp(url);
-      await c.client.listTools();
+      if (raw) await c.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+      else await c.client.listTools();
       const took = performance.now() - t;
       await c.transport.terminateSession();
       await c.client.close();
@@ -172,6 +176,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     // The server's own share of a session open (the client's share, parsing the list and compiling one validator
     // per output schema, grows with the number of tools and is the client's CPU, not the server's).
     const sessionCpu = { g: (cpuMs(pids.gHttp) - sc0.g) / sessionRounds, m: (cpuMs(pids.mHttp) - sc0.m) / sessionRounds };
+    const [gRaw, mRaw] = await interleaved(sessionRounds, [open(gHttp.url, true), open(mHttp.url, true)]);
     const [gList, mList] = await interleaved(sessionRounds, [() => gStdio.client.listTools(), () => mStdio.client.listTools()]);
 
     await new Promise((r) => setTimeout(r, 1500)); // idle: let the last call's garbage settle
@@ -179,7 +184,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
 
     const p = { gH: summarize(gH!).p50, mH: summarize(mH!).p50, gS: summarize(gS!).p50, mS: summarize(mS!).p50, cH: summarize(cH!).p50, cS: summarize(cS!).p50 };
     const st = Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, median(v)])) as Record<string, number>;
-    const so = { g: median(sessions.g), m: median(sessions.m), gl: median(gList!), ml: median(mList!) };
+    const so = { g: median(sessions.g), m: median(sessions.m), gl: median(gList!), ml: median(mList!), gr: median(gRaw!), mr: median(mRaw!) };
     const loadEnd = load();
     const rows: Row[] = [
       { measurement: 'HTTP: echo hello p50', result: ms(p.gH), baseline: ms(p.mH), ratio: `${(p.gH / p.mH).toFixed(2)}x ${verdict(p.gH / p.mH, TARGETS.p50)}` },
@@ -195,6 +200,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       { measurement: 'stdio: start until ready (spawn to initialize answered)', result: ms(st.gStdio!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdio! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdio! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gStdio! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mStdio! / st.node!).toFixed(2)}x)` },
       { measurement: 'HTTP: start until ready (spawn to endpoint printed)', result: ms(st.gHttp!), baseline: `${ms(st.mHttp!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gHttp! / st.mHttp!).toFixed(2)}x minimal; ${(st.gHttp! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gHttp! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mHttp! / st.node!).toFixed(2)}x)` },
       { measurement: 'HTTP: opening a session (connect + tools/list)', result: ms(so.g), baseline: ms(so.m), ratio: `${(so.g / so.m).toFixed(2)}x ${verdict(so.g / so.m, TARGETS.session)}` },
+      { measurement: 'HTTP: opening a session, without the client compiling output-schema validators', result: ms(so.gr), baseline: ms(so.mr), ratio: `${(so.gr / so.mr).toFixed(2)}x ${verdict(so.gr / so.mr, TARGETS.session)}` },
       { measurement: 'HTTP: server CPU per session open', result: ms(sessionCpu.g), baseline: ms(sessionCpu.m), ratio: `${(sessionCpu.g / sessionCpu.m).toFixed(2)}x` },
       { measurement: 'stdio: tools/list on an open session', result: ms(so.gl), baseline: ms(so.ml), ratio: `${(so.gl / so.ml).toFixed(2)}x` },
       { measurement: 'HTTP: idle RSS of one server (after the loop)', result: `${(rss.gHttp / 1024).toFixed(1)} MB`, baseline: `${(rss.mHttp / 1024).toFixed(1)} MB`, ratio: `${(rss.gHttp / rss.mHttp).toFixed(2)}x ${verdict(rss.gHttp / rss.mHttp, TARGETS.rss)}` },
@@ -212,8 +218,8 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       notes: [
         'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled by esbuild like dist/cli.js. It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
         `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command through a containment launcher so that nothing of a call outlives it or the server (${JSON.stringify(probeContainment().kind)} here: \`${[probeContainment().prefix[0]?.replace(/^.*\//, '') ?? '', ...probeContainment().prefix.slice(1, 5)].join(' ')} …\`, src/core/isolation/contain.ts): one more exec and a PID namespace per command, a security property, not overhead to trim. The "+ the same containment launcher" rows compare with the minimal server starting its commands through that same launcher, which isolates what the guard itself costs.`,
-        'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group, audit (to a sink even with --quiet) and the structured result. Nothing is skipped for speed; `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
-        `Order rotated every round. ${calls} echo rounds (4 servers side by side); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP; sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
+        'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group and containment launcher, the audit record (its redaction and writing are skipped when no sink listens, as with --quiet and no log file) and the structured result. Nothing in the security path is skipped for speed (the same pipeline runs as in production); `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
+        `Order rotated every round. ${calls} echo rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP; sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
       ],
     };
   } finally {

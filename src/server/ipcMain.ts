@@ -169,6 +169,8 @@ async function applySettings(pushed: SettingsLayer): Promise<void> {
   }
   const settings = effective(pushed);
   server.ctx.setPolicy(settings.policy); // recomputes the sandbox too (readOnly makes the workspace read-only in it)
+  await server.ctx.ready; // a change during start-up: report the isolation once the probe has answered
+  if (!server) return; // stopped meanwhile
   const isolation = server.ctx.isolation;
   server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode: modeLabel(settings.policy.mode), isolation: isolation.kind });
   log('info', `settings applied: mode ${modeLabel(settings.policy.mode)}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);

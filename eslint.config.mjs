@@ -12,7 +12,7 @@ const SDK = { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'
 const CHILD = { group: ['child_process', 'node:child_process'], message: 'Processes are started only by src/core/exec.' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'media/**', 'test/**', 'bench/**', 'scripts/**', '*.mjs', '*.ts'] },
+  { ignores: ['dist/**', '.bench/**', 'node_modules/**', 'media/**', 'test/**', 'bench/**', 'scripts/**', '*.mjs', '*.ts'] },
   {
     files: ['src/**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

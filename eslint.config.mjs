@@ -14,7 +14,7 @@ const CHILD = { group: ['child_process', 'node:child_process'], message: 'Proces
 const EXT = { group: ['**/extension/**', '../extension', '../../extension'], message: 'Nothing outside src/extension depends on it (shared view code lives in src/shared).' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'media/**', 'test/**', 'bench/**', 'scripts/**', '*.mjs', '*.ts'] },
+  { ignores: ['dist/**', '.bench/**', 'node_modules/**', 'media/**', 'test/**', 'bench/**', 'scripts/**', '*.mjs', '*.ts'] },
   {
     files: ['src/**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

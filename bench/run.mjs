@@ -19,6 +19,19 @@ await esbuild.build({
   sourcemap: 'inline',
   logLevel: 'warning',
 });
+// The minimal-server baseline (bench/minimalServer.ts), bundled with its dependencies exactly the way esbuild.mjs
+// bundles dist/cli.js, so start-up and memory compare like with like.
+await esbuild.build({
+  entryPoints: [path.join(root, 'bench', 'minimalServer.ts')],
+  outfile: path.join(root, '.bench', 'build', 'minimal-server.cjs'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+});
 process.chdir(root);
 const mod = await import(pathToFileURL(outfile).href);
 const code = await (mod.default?.main ?? mod.main)(process.argv.slice(2));

@@ -36,7 +36,8 @@ async function main(argv: readonly string[]): Promise<void> {
     // Connection details go to stderr too: stdout carries the audit stream (JSON lines) unless --quiet.
     err.write(connectionHelp(server.url!, server.token ?? null, settings.policy.root) + '\n');
   }
-  if (server.ctx.isolation.warning) err.write(`guarded-shell: ${server.ctx.isolation.warning}\n`);
+  // The sandbox probe runs in the background (calls wait for it): its warning follows as soon as it answers.
+  void server.ctx.ready.then(() => server.ctx.isolation.warning && err.write(`guarded-shell: ${server.ctx.isolation.warning}\n`));
   const never = unrunnableNote(settings.policy);
   if (never) err.write(`guarded-shell: ${never}\n`);
 

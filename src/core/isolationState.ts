@@ -21,3 +21,9 @@ export interface IsolationState {
 }
 
 export const NO_ISOLATION: IsolationState = { kind: 'none' };
+
+/**
+ * The isolation while the sandbox probe has not answered yet: it denies every command, so that even a path that
+ * did not wait for the probe could never run one unsandboxed (the server waits for the probe before every call).
+ */
+export const PROBE_PENDING: IsolationState = { kind: 'pending', denial: 'The sandbox probe has not answered yet; try again in a moment.' };

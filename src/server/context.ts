@@ -17,6 +17,12 @@ export class ServerContext {
   private readonly policyListeners = new Set<(p: Policy) => void>();
   /** Recomputes the isolation when the policy changes (mode readOnly makes the sandbox's workspace read-only). */
   isolationFor?: (policy: Policy) => IsolationState;
+  /**
+   * Settles once the isolation is known (the sandbox probe runs while the transport starts). Every tool call
+   * awaits it before anything else (tools/index.ts), so no command can run before the probe has answered; until
+   * then the isolation is PROBE_PENDING, which denies every command in any case.
+   */
+  ready: Promise<void> = Promise.resolve();
 
   constructor(
     policy: Policy,

@@ -140,6 +140,7 @@ async function start(): Promise<void> {
     const settings = effective(layer);
     // quiet: true, so nothing is written to these streams; the audit travels to the extension instead.
     server = await startStandalone(settings, VERSION, { out: process.stdout, err: process.stderr }, { approver: vscodeApprover, auditSinks: [forwardAudit] });
+    await server.ctx.ready; // the sandbox probe ran during the start: the ready message reports its answer
     if (exiting) return void (await stopServer());
     const { ctx, url, token } = server;
     if (!url || !token) throw new Error('the HTTP transport did not report its URL and token');
@@ -168,6 +169,8 @@ async function applySettings(pushed: SettingsLayer): Promise<void> {
   }
   const settings = effective(pushed);
   server.ctx.setPolicy(settings.policy); // recomputes the sandbox too (readOnly makes the workspace read-only in it)
+  await server.ctx.ready; // a change during start-up: report the isolation once the probe has answered
+  if (!server) return; // stopped meanwhile
   const isolation = server.ctx.isolation;
   server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode: modeLabel(settings.policy.mode), isolation: isolation.kind });
   log('info', `settings applied: mode ${modeLabel(settings.policy.mode)}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);

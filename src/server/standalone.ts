@@ -1,15 +1,14 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { unavailableApprover, type Approver } from '../core/approval';
 import { AuditLog, fileSink, streamSink, type AuditSink } from '../core/audit';
 import type { EffectiveSettings } from '../core/config/settings';
 import { createExecutor } from '../core/exec/executor';
+import { PROBE_PENDING } from '../core/isolationState';
 import { ServerContext } from './context';
 import { createServer } from './createServer';
 import { PolicyError } from '../core/policy';
 import { generateToken } from './http/guards';
 import { tokenFromFile } from './tokenFile';
-import { startHttpServer } from './http/httpServer';
-import { isolationFor, resolveIsolation } from './isolation';
+import { isolationFor, probeOnce } from './isolation';
 import { elicitationApprover } from './approvers/elicitation';
 import { startWebApproval } from './approvers/webApproval';
 
@@ -49,9 +48,18 @@ export async function startStandalone(
   if (options.auditLog) audit.add(fileSink(options.auditLog));
   for (const sink of hooks.auditSinks ?? []) audit.add(sink);
   const executor = createExecutor({ concurrency: policy.concurrency });
-  const { probe, state: isolation } = await resolveIsolation(policy);
-  const ctx = new ServerContext(policy, executor, audit, isolation, hooks.approver ?? unavailableApprover, version);
-  ctx.isolationFor = (p) => isolationFor(p, probe);
+  // The sandbox probe (starting a trial sandbox: 30–200 ms) runs while the transport starts instead of before
+  // it. Until it answers the isolation denies every command, and every tool call waits for it (ctx.ready), so
+  // nothing ever runs unsandboxed because the probe was not done. A probe that throws leaves commands denied.
+  const ctx = new ServerContext(policy, executor, audit, PROBE_PENDING, hooks.approver ?? unavailableApprover, version);
+  let closed = false;
+  ctx.ready = probeOnce().then(
+    (probe) => {
+      ctx.isolationFor = (p) => isolationFor(p, probe);
+      ctx.isolation = isolationFor(ctx.policy, probe); // the policy of this moment: settings may have changed since
+    },
+    (e: unknown) => void (ctx.isolation = { kind: 'none', denial: `The sandbox probe failed: ${(e as Error).message}` }),
+  );
   // A host approver (VS Code) answers for every session. Otherwise `approver` decides (docs/approvals.md): the
   // local approval page (web), the page unless the client offers elicitation (auto), or elicitation.
   const web = !hooks.approver && options.approver !== 'elicitation' ? await startWebApproval(ctx) : undefined;
@@ -66,7 +74,9 @@ export async function startStandalone(
   let closeTransport: () => Promise<void>;
   let url: string | undefined;
   let token: string | null | undefined;
+  // Each transport's stack is loaded only when it is the one chosen (stdio does not load the HTTP server).
   if (options.transport === 'stdio') {
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const { server } = factory();
     const transport = new StdioServerTransport();
     await server.connect(transport);
@@ -74,11 +84,16 @@ export async function startStandalone(
   } else {
     if (options.tokenFile !== undefined && options.auth !== undefined) throw new PolicyError(`the token file cannot be used together with ${options.auth === null ? '--noauth' : 'a fixed token (--auth, GUARDED_SHELL_TOKEN or "auth")'}; choose one.`);
     token = options.auth === null ? null : (options.auth ?? (options.tokenFile !== undefined ? tokenFromFile(options.tokenFile) : generateToken()));
+    const { startHttpServer } = await import('./http/httpServer');
     const http = await startHttpServer(factory, { host: options.host, port: options.port, token, corsOrigins: options.corsOrigins, transport: options.transport });
     url = http.url;
     closeTransport = () => http.close();
   }
-  audit.record({ event: 'server', result_type: 'success', action: 'start', transport: options.transport, root: policy.root, mode: policy.mode, isolation: isolation.kind, ...(url && { url }) });
+  const started = { transport: options.transport, root: policy.root, mode: policy.mode, ...(url && { url }) };
+  // Recorded once the isolation is known; before any call's events, which wait for the same promise.
+  void ctx.ready.then(() => {
+    if (!closed) audit.record({ event: 'server', result_type: 'success', action: 'start', ...started, isolation: ctx.isolation.kind });
+  });
   let closing: Promise<void> | undefined;
   return {
     ctx,
@@ -86,6 +101,7 @@ export async function startStandalone(
     ...(token !== undefined && { token }),
     close: () =>
       (closing ??= (async () => {
+        closed = true;
         await executor.shutdown();
         await closeTransport().catch(() => {});
         await web?.close().catch(() => {});

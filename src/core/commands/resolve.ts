@@ -35,8 +35,10 @@ export type ResolveResult = ResolvedProgram | { readonly notFound: string };
 
 function isExecutableFile(p: string, windows: boolean): boolean {
   try {
-    const st = fs.statSync(p);
-    if (!st.isFile()) return false;
+    // A PATH lookup misses in most directories: a missing entry answers undefined instead of throwing (an
+    // exception with its stack per miss was most of this function's cost on every call).
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    if (!st?.isFile()) return false;
     if (windows) return true;
     fs.accessSync(p, fs.constants.X_OK);
     return true;
@@ -99,7 +101,8 @@ export function forbiddenAliasByIdentity(real: string, pathEnv: string, isForbid
   const dirs = pathEnv.split(':').filter((d) => path.isAbsolute(d));
   const stamps = dirs.map((d) => {
     try {
-      return `${d}@${fs.statSync(d).mtimeMs}`;
+      const st = fs.statSync(d, { throwIfNoEntry: false }); // a missing PATH directory: no exception per call
+      return st ? `${d}@${st.mtimeMs}` : `${d}@-`;
     } catch {
       return `${d}@-`;
     }

@@ -4,6 +4,7 @@ import { neverAllowed } from '../../core/modes';
 import { disabledTools } from '../../core/toolNames';
 import type { Policy } from '../../core/policy';
 import type { ServerContext } from '../context';
+import { serveCachedToolList, toolDescription, toolSchemas } from '../toolCatalog';
 import applyPatch from './applyPatch';
 import cmdshell from './cmdshell';
 import copyFile from './copyFile';
@@ -13,7 +14,6 @@ import editFile from './editFile';
 import fetch from './fetch';
 import listFiles from './listFiles';
 import mkdir from './mkdir';
-import { acceptNullAsOmitted } from './nullArgs';
 import { isolationNote } from './describe';
 import moveRenameFile from './moveRenameFile';
 import readFile from './readFile';
@@ -50,24 +50,30 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
       return warning;
     },
   };
-  // The sandbox note goes where the limits are (shell_execute, or cmdshell when it stands alone).
+  // Descriptions per policy (toolCatalog.ts); the sandbox note goes where the limits are (shell_execute, or
+  // cmdshell when it stands alone).
   const describe = (def: ToolDef, policy: Policy) => {
-    const text = def.description(policy);
+    const text = toolDescription(def, policy);
     return text.includes('Allowed: ') ? text + isolationNote(ctx.isolation.kind) : text;
   };
+  // Schemas per process (toolCatalog.ts): a new session does no work another did already.
   const registered = TOOLS.map((def) => {
     const description = describe(def, ctx.policy);
     // No outputSchema: see ToolDef.outputSchema. Annotations carry only the hints that differ from MCP's defaults.
     const tool: RegisteredTool = server.registerTool(
       def.name,
-      { title: def.title, description, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(def.annotations) },
-      (args, extra) => def.run(args as never, env, extra),
+      { title: def.title, description, inputSchema: toolSchemas(def).input, annotations: nonDefaultHints(def.annotations) },
+      async (args: unknown, extra: Parameters<ToolDef['run']>[2]) => {
+        await ctx.ready; // the sandbox probe's answer, before any tool does anything (see ServerContext.ready)
+        return def.run(args as never, env, extra);
+      },
     );
     // The SDK marks every tool `execution: {taskSupport: "forbidden"}`, which is MCP's default when absent: 40
     // bytes per tool in every tools/list for nothing. Absent, the SDK runs the tool the same way.
     tool.execution = undefined;
     return { def, tool, description };
   });
+  serveCachedToolList(server, registered);
   const apply = (policy: Policy) => {
     for (const r of registered) {
       const offered = notOffered(r.def, policy) === undefined;
@@ -83,6 +89,8 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
     }
   };
   apply(ctx.policy);
+  // The sandbox note depends on the probe, which may answer after this session opened.
+  void ctx.ready.then(() => apply(ctx.policy));
   return ctx.onPolicyChange(apply);
 }
 

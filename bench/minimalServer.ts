@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+/**
+ * The floor for a Node MCP shell server, the bench's "minimal server" baseline: the same MCP SDK, one tool
+ * `shell_execute` that spawns the given argv with NO policy (no allowlist, no rules, no audit, no approval, no
+ * limits), stdout/stderr captured, over stdio (`--stdio`) or stateful Streamable HTTP on 127.0.0.1 (port 0,
+ * prints "MCP endpoint <url>" on stderr like dist/cli.js). run.mjs bundles it the way esbuild.mjs bundles
+ * dist/cli.js, so start-up figures compare like with like. Never ship this: it runs anything it is sent.
+ *
+ * `--prefix '<json argv>'` starts every command through that launcher, with the working directory open as fd 4:
+ * the bench passes Guarded Shell's own process-containment launcher (src/core/isolation/contain.ts), so one
+ * baseline has the same number of execs and the same PID namespace as Guarded Shell's `--isolation none`.
+ */
+const prefixAt = process.argv.indexOf('--prefix');
+const PREFIX: string[] = prefixAt > 0 ? (JSON.parse(process.argv[prefixAt + 1]!) as string[]) : [];
+
+function server(): McpServer {
+  const s = new McpServer({ name: 'minimal-shell', version: '1.0.0' });
+  s.registerTool(
+    'shell_execute',
+    {
+      description: 'Runs argv.',
+      inputSchema: { command: z.array(z.string()).min(1) },
+      outputSchema: { outcome: z.string(), exitCode: z.number().nullable(), stdout: z.string(), stderr: z.string() },
+    },
+    ({ command }) =>
+      new Promise((resolve) => {
+        const argv = [...PREFIX, ...command];
+        const dir = PREFIX.length ? fs.openSync('.', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY) : undefined;
+        const stdio = dir === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ignore', dir];
+        const child = spawn(argv[0]!, argv.slice(1), { stdio: stdio as ['ignore', 'pipe', 'pipe'] });
+        if (dir !== undefined) fs.closeSync(dir);
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        child.stdout.on('data', (c: Buffer) => out.push(c));
+        child.stderr.on('data', (c: Buffer) => err.push(c));
+        const done = (exitCode: number | null, outcome: string) => {
+          const structuredContent = { outcome, exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+          resolve({ content: [{ type: 'text', text: structuredContent.stdout }], structuredContent });
+        };
+        child.once('error', (e) => done(null, `error: ${e.message}`));
+        child.once('close', (code) => done(code, 'ok'));
+      }),
+  );
+  return s;
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--stdio')) {
+    await server().connect(new StdioServerTransport());
+    process.stdin.on('end', () => process.exit(0));
+    return;
+  }
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const httpServer = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const id = req.headers['mcp-session-id'];
+        const existing = typeof id === 'string' ? transports.get(id) : undefined;
+        const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+        if (existing) return existing.handleRequest(req, res, body);
+        if (req.method === 'POST' && isInitializeRequest(body)) {
+          const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+            sessionIdGenerator: () => randomUUID(),
+            onsessioninitialized: (sid) => void transports.set(sid, transport),
+          });
+          transport.onclose = () => void (transport.sessionId && transports.delete(transport.sessionId));
+          await server().connect(transport);
+          return transport.handleRequest(req, res, body);
+        }
+        res.writeHead(400).end('no session');
+      })().catch((e: unknown) => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end(String(e));
+      });
+    });
+  });
+  httpServer.listen(0, '127.0.0.1', () => {
+    process.stderr.write(`MCP endpoint http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp\n`);
+  });
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+void main();

@@ -1,0 +1,236 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CLI, REPO } from '../../test/helpers/serverProcess';
+import { probeContainment } from '../../src/core/isolation/contain';
+import { spawnCapture } from '../baseline';
+import type { Row, SectionResult } from '../report';
+import { echoHello, serverArgs, TOKEN } from '../server';
+import { median, ms, round, summarize } from '../stats';
+
+/** bench/minimalServer.ts as bench/run.mjs bundles it. */
+export const MINIMAL = path.join(REPO, '.bench', 'build', 'minimal-server.cjs');
+
+/** The issue's targets, each against the minimal server measured in the same run. */
+export const TARGETS = { p50: 1.05, cpuAddedMs: 1, startVsNode: 2, session: 1.5, rss: 1.25 } as const;
+
+/** 'contained': the minimal server starting each command through Guarded Shell's containment launcher. */
+type Kind = 'guarded' | 'minimal' | 'contained';
+const env = () => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' });
+const argvFor = (kind: Kind, transport: 'http' | 'stdio'): string[] =>
+  kind === 'guarded'
+    ? [CLI, ...(transport === 'stdio' ? ['--stdio'] : ['--port', '0']), ...serverArgs()]
+    : [MINIMAL, ...(transport === 'stdio' ? ['--stdio'] : []), ...(kind === 'contained' ? ['--prefix', JSON.stringify(probeContainment().prefix)] : [])];
+
+interface HttpProc {
+  readonly proc: ChildProcess;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Spawns an HTTP server and resolves when it prints its endpoint (= ready to accept a session). */
+function startHttp(kind: Kind): Promise<HttpProc> {
+  const proc = spawn(process.execPath, argvFor(kind, 'http'), { env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${kind} HTTP server did not start: ${err}`)), 30_000);
+    proc.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /MCP endpoint (\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        const stop = () => new Promise<void>((r) => (proc.exitCode !== null || proc.signalCode !== null ? r() : (proc.once('exit', () => r()), proc.kill('SIGTERM'))));
+        resolve({ proc, url: m[1]!, stop });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`${kind} HTTP server exited with ${code}: ${err}`)));
+  });
+}
+
+async function connectHttp(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'guarded-shell-bench', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** Spawns a stdio server and resolves once the MCP initialize handshake is done (= ready for a call). */
+async function startStdio(kind: Kind): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: argvFor(kind, 'stdio'), env: env(), stderr: 'ignore' });
+  const client = new Client({ name: 'guarded-shell-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** CPU time (user + system) a process has used so far, from /proc/<pid>/stat, in ms (10 ms ticks). */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
+function rssKb(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+/** Each subject once per round, the order rotated every round (the machine drifts; all see the same load). */
+async function interleaved(rounds: number, subjects: ReadonlyArray<() => Promise<unknown>>): Promise<number[][]> {
+  const out = subjects.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < subjects.length; k++) {
+      const j = (r + k) % subjects.length;
+      const t = performance.now();
+      await subjects[j]!();
+      out[j]!.push(performance.now() - t);
+    }
+  }
+  return out;
+}
+
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' / ');
+const verdict = (x: number, target: number, unit = 'x') => `${x <= target ? 'MET' : 'MISSED'} (target <= ${target}${unit})`;
+
+/**
+ * Guarded Shell against the floor for any Node MCP shell server: bench/minimalServer.ts (same SDK, same argv,
+ * no policy), both measured in the same run, interleaved, over Streamable HTTP and stdio. Everything Guarded
+ * Shell does per call still runs here (allowlist, argument rules, path checks, approval check, audit, limits).
+ */
+export async function minimal(calls: number, startRounds: number, sessionRounds: number): Promise<SectionResult> {
+  if (!fs.existsSync(MINIMAL)) throw new Error(`${MINIMAL} is missing: run the bench through bench/run.mjs (npm run bench), which bundles it`);
+  const loadStart = load();
+
+  // 1. Start until ready, interleaved with `node -e 0`.
+  const node = async () => void (await spawnCapture(process.execPath, ['-e', '0']));
+  const stdioStart = (kind: Kind) => async () => {
+    const s = await startStdio(kind);
+    await s.client.close();
+  };
+  const readyTimes: Record<string, number[]> = { node: [], gStdio: [], mStdio: [], gHttp: [], mHttp: [] };
+  const rec = (key: string, start: () => Promise<() => Promise<unknown>>) => async () => {
+    const t = performance.now();
+    const stop = await start();
+    readyTimes[key]!.push(performance.now() - t);
+    await stop();
+  };
+  await interleaved(1, [node, stdioStart('guarded'), stdioStart('minimal')]); // warm the page cache
+  await interleaved(startRounds, [
+    rec('node', async () => (await node(), async () => {})),
+    rec('gStdio', async () => {
+      const s = await startStdio('guarded');
+      return () => s.client.close();
+    }),
+    rec('mStdio', async () => {
+      const s = await startStdio('minimal');
+      return () => s.client.close();
+    }),
+    rec('gHttp', async () => {
+      const s = await startHttp('guarded');
+      return () => s.stop();
+    }),
+    rec('mHttp', async () => {
+      const s = await startHttp('minimal');
+      return () => s.stop();
+    }),
+  ]);
+
+  // 2. Four servers side by side: the echo loop, CPU per call, session opening, idle RSS.
+  const gHttp = await startHttp('guarded');
+  const mHttp = await startHttp('minimal');
+  const gStdio = await startStdio('guarded');
+  const mStdio = await startStdio('minimal');
+  const cHttp = await startHttp('contained');
+  const cStdio = await startStdio('contained');
+  const gHttpC = await connectHttp(gHttp.url);
+  const mHttpC = await connectHttp(mHttp.url);
+  const cHttpC = await connectHttp(cHttp.url);
+  try {
+    const pids = { gHttp: gHttp.proc.pid!, mHttp: mHttp.proc.pid!, gStdio: gStdio.transport.pid!, mStdio: mStdio.transport.pid!, cHttp: cHttp.proc.pid!, cStdio: cStdio.transport.pid! };
+    const subjects = [gHttpC.client, mHttpC.client, gStdio.client, mStdio.client, cHttpC.client, cStdio.client].map((c) => () => echoHello(c));
+    await interleaved(Math.min(30, calls), subjects);
+    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
+    const [gH, mH, gS, mS, cH, cS] = await interleaved(calls, subjects);
+    const cpuPerCall = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (cpuMs(p) - cpu0[k]!) / calls])) as Record<keyof typeof pids, number>;
+
+    // `listTools()` also compiles one JSON-Schema validator per output schema in the SDK client (its own CPU,
+    // growing with the number of tools); `raw` asks for the same list without that, to show the server's part.
+    const open = (url: string, raw = false) => async () => {
+      const t = performance.now();
+      const c = await connectHttp(url);
+      if (raw) await c.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+      else await c.client.listTools();
+      const took = performance.now() - t;
+      await c.transport.terminateSession();
+      await c.client.close();
+      return took;
+    };
+    const sessions = { g: [] as number[], m: [] as number[] };
+    await interleaved(2, [open(gHttp.url), open(mHttp.url)]);
+    const sc0 = { g: cpuMs(pids.gHttp), m: cpuMs(pids.mHttp) };
+    await interleaved(sessionRounds, [async () => sessions.g.push(await open(gHttp.url)()), async () => sessions.m.push(await open(mHttp.url)())]);
+    // The server's own share of a session open (the client's share, parsing the list and compiling one validator
+    // per output schema, grows with the number of tools and is the client's CPU, not the server's).
+    const sessionCpu = { g: (cpuMs(pids.gHttp) - sc0.g) / sessionRounds, m: (cpuMs(pids.mHttp) - sc0.m) / sessionRounds };
+    const [gRaw, mRaw] = await interleaved(sessionRounds, [open(gHttp.url, true), open(mHttp.url, true)]);
+    const [gList, mList] = await interleaved(sessionRounds, [() => gStdio.client.listTools(), () => mStdio.client.listTools()]);
+
+    await new Promise((r) => setTimeout(r, 1500)); // idle: let the last call's garbage settle
+    const rss = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, rssKb(p)])) as Record<keyof typeof pids, number>;
+
+    const p = { gH: summarize(gH!).p50, mH: summarize(mH!).p50, gS: summarize(gS!).p50, mS: summarize(mS!).p50, cH: summarize(cH!).p50, cS: summarize(cS!).p50 };
+    const st = Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, median(v)])) as Record<string, number>;
+    const so = { g: median(sessions.g), m: median(sessions.m), gl: median(gList!), ml: median(mList!), gr: median(gRaw!), mr: median(mRaw!) };
+    const loadEnd = load();
+    const rows: Row[] = [
+      { measurement: 'HTTP: echo hello p50', result: ms(p.gH), baseline: ms(p.mH), ratio: `${(p.gH / p.mH).toFixed(2)}x ${verdict(p.gH / p.mH, TARGETS.p50)}` },
+      { measurement: 'stdio: echo hello p50', result: ms(p.gS), baseline: ms(p.mS), ratio: `${(p.gS / p.mS).toFixed(2)}x ${verdict(p.gS / p.mS, TARGETS.p50)}` },
+      ...(['HTTP', 'stdio'] as const).map((t): Row => {
+        const g = t === 'HTTP' ? cpuPerCall.gHttp : cpuPerCall.gStdio;
+        const m = t === 'HTTP' ? cpuPerCall.mHttp : cpuPerCall.mStdio;
+        return { measurement: `${t}: server CPU per call`, result: ms(g), baseline: ms(m), ratio: `${g - m >= 0 ? '+' : ''}${(g - m).toFixed(2)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
+      }),
+      { measurement: 'HTTP: p50 against the minimal server + the same containment launcher', result: ms(p.gH), baseline: ms(p.cH), ratio: `${(p.gH / p.cH).toFixed(2)}x` },
+      { measurement: 'stdio: p50 against the minimal server + the same containment launcher', result: ms(p.gS), baseline: ms(p.cS), ratio: `${(p.gS / p.cS).toFixed(2)}x` },
+      { measurement: 'HTTP / stdio: server CPU per call, minimal + containment launcher', result: `${ms(cpuPerCall.gHttp)} / ${ms(cpuPerCall.gStdio)}`, baseline: `${ms(cpuPerCall.cHttp)} / ${ms(cpuPerCall.cStdio)}`, ratio: `+${(cpuPerCall.gHttp - cpuPerCall.cHttp).toFixed(2)} / +${(cpuPerCall.gStdio - cpuPerCall.cStdio).toFixed(2)} ms` },
+      { measurement: 'stdio: start until ready (spawn to initialize answered)', result: ms(st.gStdio!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdio! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdio! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gStdio! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mStdio! / st.node!).toFixed(2)}x)` },
+      { measurement: 'HTTP: start until ready (spawn to endpoint printed)', result: ms(st.gHttp!), baseline: `${ms(st.mHttp!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gHttp! / st.mHttp!).toFixed(2)}x minimal; ${(st.gHttp! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gHttp! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mHttp! / st.node!).toFixed(2)}x)` },
+      { measurement: 'HTTP: opening a session (connect + tools/list)', result: ms(so.g), baseline: ms(so.m), ratio: `${(so.g / so.m).toFixed(2)}x ${verdict(so.g / so.m, TARGETS.session)}` },
+      { measurement: 'HTTP: opening a session, without the client compiling output-schema validators', result: ms(so.gr), baseline: ms(so.mr), ratio: `${(so.gr / so.mr).toFixed(2)}x ${verdict(so.gr / so.mr, TARGETS.session)}` },
+      { measurement: 'HTTP: server CPU per session open', result: ms(sessionCpu.g), baseline: ms(sessionCpu.m), ratio: `${(sessionCpu.g / sessionCpu.m).toFixed(2)}x` },
+      { measurement: 'stdio: tools/list on an open session', result: ms(so.gl), baseline: ms(so.ml), ratio: `${(so.gl / so.ml).toFixed(2)}x` },
+      { measurement: 'HTTP: idle RSS of one server (after the loop)', result: `${(rss.gHttp / 1024).toFixed(1)} MB`, baseline: `${(rss.mHttp / 1024).toFixed(1)} MB`, ratio: `${(rss.gHttp / rss.mHttp).toFixed(2)}x ${verdict(rss.gHttp / rss.mHttp, TARGETS.rss)}` },
+      { measurement: 'stdio: idle RSS of one server (after the loop)', result: `${(rss.gStdio / 1024).toFixed(1)} MB`, baseline: `${(rss.mStdio / 1024).toFixed(1)} MB`, ratio: `${(rss.gStdio / rss.mStdio).toFixed(2)}x ${verdict(rss.gStdio / rss.mStdio, TARGETS.rss)}` },
+    ];
+    return {
+      id: 'minimal',
+      title: 'Minimal-server baseline: Guarded Shell against a minimal MCP SDK server (same run, interleaved)',
+      rows,
+      data: {
+        calls, startRounds, sessionRounds, loadStart, loadEnd, p50: p, cpuPerCallMs: cpuPerCall, sessionCpuMs: sessionCpu, rssKb: rss,
+        startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
+        sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
+      },
+      notes: [
+        'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled by esbuild like dist/cli.js. It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
+        `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command through a containment launcher so that nothing of a call outlives it or the server (${JSON.stringify(probeContainment().kind)} here: \`${[probeContainment().prefix[0]?.replace(/^.*\//, '') ?? '', ...probeContainment().prefix.slice(1, 5)].join(' ')} …\`, src/core/isolation/contain.ts): one more exec and a PID namespace per command, a security property, not overhead to trim. The "+ the same containment launcher" rows compare with the minimal server starting its commands through that same launcher, which isolates what the guard itself costs.`,
+        'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group and containment launcher, the audit record (its redaction and writing are skipped when no sink listens, as with --quiet and no log file) and the structured result. Nothing in the security path is skipped for speed (the same pipeline runs as in production); `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
+        `Order rotated every round. ${calls} echo rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP; sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
+      ],
+    };
+  } finally {
+    await gHttpC.client.close().catch(() => {});
+    await mHttpC.client.close().catch(() => {});
+    await gStdio.client.close().catch(() => {});
+    await mStdio.client.close().catch(() => {});
+    await cHttpC.client.close().catch(() => {});
+    await cStdio.client.close().catch(() => {});
+    await gHttp.stop();
+    await mHttp.stop();
+    await cHttp.stop();
+  }
+}

@@ -74,9 +74,11 @@ export async function startStandalone(
   let closeTransport: () => Promise<void>;
   let url: string | undefined;
   let token: string | null | undefined;
-  // Each transport's stack is loaded only when it is the one chosen (stdio does not load the HTTP server).
+  // Each transport's stack is loaded only when it is the one chosen (stdio does not load the HTTP server), while
+  // the probe runs; sessions are accepted once it has answered, so the instructions, descriptions and the
+  // start-up line name the isolation really in force (never "pending").
   if (options.transport === 'stdio') {
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const [{ StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), ctx.ready]);
     const { server } = factory();
     const transport = new StdioServerTransport();
     await server.connect(transport);
@@ -84,7 +86,7 @@ export async function startStandalone(
   } else {
     if (options.tokenFile !== undefined && options.auth !== undefined) throw new PolicyError(`the token file cannot be used together with ${options.auth === null ? '--noauth' : 'a fixed token (--auth, GUARDED_SHELL_TOKEN or "auth")'}; choose one.`);
     token = options.auth === null ? null : (options.auth ?? (options.tokenFile !== undefined ? tokenFromFile(options.tokenFile) : generateToken()));
-    const { startHttpServer } = await import('./http/httpServer');
+    const [{ startHttpServer }] = await Promise.all([import('./http/httpServer'), ctx.ready]);
     const http = await startHttpServer(factory, { host: options.host, port: options.port, token, corsOrigins: options.corsOrigins, transport: options.transport });
     url = http.url;
     closeTransport = () => http.close();

@@ -84,8 +84,8 @@ describe.each(isolations)('races against a concurrent swapper (isolation %s)', (
   afterEach(async () => {
     const exchanges = await swapper?.stop();
     swapper = undefined;
-    // The attacker really ran during the calls, and nothing outside changed.
-    expect(exchanges).toBeGreaterThan(ROUNDS);
+    // The attacker really ran during the calls (where a test started one), and nothing outside changed.
+    if (exchanges !== undefined) expect(exchanges).toBeGreaterThan(ROUNDS);
     expect(snapshot(outside)).toBe(before);
   });
 
@@ -213,6 +213,5 @@ describe.each(isolations)('races against a concurrent swapper (isolation %s)', (
       await c.close();
       await confirm.stop();
     }
-    swapper = await startSwapper(path.join(root, 'file.txt'), path.join(root, 'file-link'), ROUNDS * 4); // keeps afterEach's invariant honest
   });
 });

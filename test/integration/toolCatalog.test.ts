@@ -12,7 +12,9 @@ import { parsePolicy, type Policy } from '../../src/core/policy';
 import { ServerContext } from '../../src/server/context';
 import { createServer } from '../../src/server/createServer';
 import { startHttpServer, type RunningHttpServer } from '../../src/server/http/httpServer';
-import { notOffered, TOOLS } from '../../src/server/tools';
+import { nonDefaultHints, notOffered, TOOLS } from '../../src/server/tools';
+import { isolationNote } from '../../src/server/tools/describe';
+import { acceptNullAsOmitted } from '../../src/server/tools/nullArgs';
 import { httpClient, structured, TOKEN } from '../helpers/serverProcess';
 import { sleep } from '../helpers/procs';
 
@@ -26,11 +28,15 @@ import { sleep } from '../helpers/procs';
 function sdkReference(policy: Policy): { server: McpServer; dispose: () => void } {
   const server = new McpServer({ name: 'reference', version: '0' }, { capabilities: { tools: { listChanged: true } } });
   for (const def of TOOLS) {
+    const text = def.description(policy);
+    // Registered the way registerTools does (null-tolerant input, no output schema, non-default hints, the
+    // no-sandbox note where the limits are), but through the SDK's own tools/list.
     const t = server.registerTool(
       def.name,
-      { title: def.title, description: def.description(policy), inputSchema: def.inputSchema, outputSchema: def.outputSchema, annotations: { title: def.title, ...def.annotations } },
+      { title: def.title, description: text.includes('Allowed: ') ? text + isolationNote('none') : text, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(def.annotations) },
       async () => ({ content: [] }),
     );
+    t.execution = undefined;
     if (notOffered(def, policy)) t.disable();
   }
   return { server, dispose: () => {} };
@@ -83,7 +89,7 @@ describe('tools/list from the per-process cache', () => {
     const after = await c.listTools();
     expect(after).toEqual(await reference(readOnly));
     expect(after.tools.map((t) => t.name)).not.toContain('writeFile');
-    expect(after.tools.find((t) => t.name === 'shell_execute')!.description).toContain('Allowed commands: echo, wc.');
+    expect(after.tools.find((t) => t.name === 'shell_execute')!.description).toContain('Allowed: echo wc.');
     const refused = await c.callTool({ name: 'writeFile', arguments: { path: 'x.txt', content: 'no' } });
     expect(refused.isError).toBe(true);
     expect(fs.existsSync(path.join(root, 'x.txt'))).toBe(false);

@@ -35,7 +35,7 @@ export interface LatencyData {
  * shared and its load drifts; measured side by side like this, every subject sees the same conditions, so the
  * ratios between them hold even when the absolute numbers move.
  */
-async function interleaved(rounds: number, subjects: ReadonlyArray<() => Promise<unknown>>): Promise<number[][]> {
+export async function interleaved(rounds: number, subjects: ReadonlyArray<() => Promise<unknown>>): Promise<number[][]> {
   const out = subjects.map(() => [] as number[]);
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < subjects.length; k++) {

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, REPO } from '../../test/helpers/serverProcess';
 import { probeContainment } from '../../src/core/isolation/contain';
+import { interleaved } from './latency';
 import { spawnCapture } from '../baseline';
 import type { Row, SectionResult } from '../report';
 import { echoHello, serverArgs, TOKEN } from '../server';
@@ -77,20 +78,6 @@ function cpuMs(pid: number): number {
 function rssKb(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
-}
-
-/** Each subject once per round, the order rotated every round (the machine drifts; all see the same load). */
-async function interleaved(rounds: number, subjects: ReadonlyArray<() => Promise<unknown>>): Promise<number[][]> {
-  const out = subjects.map(() => [] as number[]);
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < subjects.length; k++) {
-      const j = (r + k) % subjects.length;
-      const t = performance.now();
-      await subjects[j]!();
-      out[j]!.push(performance.now() - t);
-    }
-  }
-  return out;
 }
 
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' / ');

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandDeps } from '../../core/commands/run';
 import type { FileCall, FileDeps, FileResult } from '../../core/files/types';
@@ -60,3 +60,10 @@ export function fileTool<S extends z.ZodRawShape>(
     run: async (args, env, extra) => toFileToolResult(await call(env.files, callContext(def.name, extra), args), view),
   };
 }
+
+/** The input of a tool that takes a file from one path to another (copyFile, moveRenameFile). */
+export const FROM_TO = {
+  source: z.string().describe('Relative to the workspace root.'),
+  destination: z.string().describe('Relative to the workspace root.'),
+  overwrite: z.boolean().default(false),
+};

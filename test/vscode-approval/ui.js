@@ -128,7 +128,17 @@ async function playCards(page, check, say) {
     await panel.getByRole('tab', { name: 'History' }).click();
     const rows = panel.locator('table.history tbody tr');
     await rows.first().waitFor({ timeout: 10000 });
-    const outcomes = await rows.evaluateAll((trs) => trs.map((tr) => [tr.querySelectorAll('td')[2].textContent, tr.dataset.outcome, tr.querySelectorAll('td')[7].textContent]));
+    const read = () => rows.evaluateAll((trs) => trs.map((tr) => [tr.querySelectorAll('td')[2].textContent, tr.dataset.outcome, tr.querySelectorAll('td')[7].textContent]));
+    // The last decisions reach the history as audit events a moment after the suite's calls return: wait for the
+    // rows to stop changing (at most 10 s) before judging them.
+    let outcomes = await read();
+    for (let i = 0, last = ''; i < 40; i++) {
+      await page.waitForTimeout(250);
+      outcomes = await read();
+      const now = JSON.stringify(outcomes);
+      if (now === last && i >= 3) break;
+      last = now;
+    }
     say(`history: ${JSON.stringify(outcomes)}`);
     const count = (tool, outcome) => outcomes.filter(([t, o]) => t === tool && o === outcome).length;
     if (count('shell_execute', 'denied') !== 3) throw new Error('not 3 denied shell_execute calls in the history (deny-me, the closed panel, the revoked one)');

@@ -46,6 +46,7 @@ export function describeWith(...names: Capability[]): (title: string, body: () =
   const line = missingLine(names);
   if (!line) return (title, body) => describe(title, body);
   if (strict()) return (title) => describe(title, () => it(`has ${names.join(' and ')}`, () => { throw new Error(line); }));
+  // Skipped on purpose: the capability is missing here, and the global setup prints the one line saying which.
   return (title, body) => describe.skip(title, body);
 }
 

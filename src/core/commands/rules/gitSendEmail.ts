@@ -19,77 +19,18 @@ import { allow, deny, type Verdict } from '../../verdict';
  */
 
 type OptType = 'flag' | 'string' | 'optional-string' | 'int' | 'optional-int';
-interface Spec {
-  readonly names: readonly string[];
-  readonly type: OptType;
-  readonly negatable?: boolean;
-}
+const TYPES: Record<string, OptType> = { '': 'flag', '!': 'flag', '=s': 'string', ':s': 'optional-string', '=i': 'int', ':i': 'optional-int' };
 
-const IDENTITY_PASS: readonly Spec[] = [
-  { names: ['identity'], type: 'string' },
-  { names: ['no-identity'], type: 'flag' },
-];
-const ALIASES_PASS: readonly Spec[] = [
-  { names: ['h'], type: 'flag' },
-  { names: ['dump-aliases'], type: 'flag' },
-  { names: ['translate-aliases'], type: 'flag' },
-];
-const MAIN_PASS: readonly Spec[] = [
-  { names: ['sender', 'from'], type: 'string' },
-  { names: ['in-reply-to'], type: 'string' },
-  { names: ['reply-to'], type: 'string' },
-  { names: ['subject'], type: 'string' },
-  { names: ['to'], type: 'string' },
-  { names: ['to-cmd'], type: 'string' },
-  { names: ['no-to'], type: 'flag' },
-  { names: ['cc'], type: 'string' },
-  { names: ['no-cc'], type: 'flag' },
-  { names: ['bcc'], type: 'string' },
-  { names: ['no-bcc'], type: 'flag' },
-  { names: ['chain-reply-to'], type: 'flag', negatable: true },
-  { names: ['sendmail-cmd'], type: 'string' },
-  { names: ['smtp-server'], type: 'string' },
-  { names: ['smtp-server-option'], type: 'string' },
-  { names: ['smtp-server-port'], type: 'string' },
-  { names: ['smtp-user'], type: 'string' },
-  { names: ['smtp-pass'], type: 'optional-string' },
-  { names: ['smtp-ssl'], type: 'flag' },
-  { names: ['smtp-encryption'], type: 'string' },
-  { names: ['smtp-ssl-cert-path'], type: 'string' },
-  { names: ['smtp-debug'], type: 'optional-int' },
-  { names: ['smtp-domain'], type: 'optional-string' },
-  { names: ['smtp-auth'], type: 'string' },
-  { names: ['no-smtp-auth'], type: 'flag' },
-  { names: ['annotate'], type: 'flag', negatable: true },
-  { names: ['compose'], type: 'flag' },
-  { names: ['quiet'], type: 'flag' },
-  { names: ['cc-cmd'], type: 'string' },
-  { names: ['header-cmd'], type: 'string' },
-  { names: ['no-header-cmd'], type: 'flag' },
-  { names: ['suppress-from'], type: 'flag', negatable: true },
-  { names: ['suppress-cc'], type: 'string' },
-  { names: ['signed-off-cc', 'signed-off-by-cc'], type: 'flag', negatable: true },
-  { names: ['cc-cover'], type: 'flag', negatable: true },
-  { names: ['to-cover'], type: 'flag', negatable: true },
-  { names: ['confirm'], type: 'string' },
-  { names: ['dry-run'], type: 'flag' },
-  { names: ['envelope-sender'], type: 'string' },
-  { names: ['thread'], type: 'flag', negatable: true },
-  { names: ['validate'], type: 'flag', negatable: true },
-  { names: ['transfer-encoding'], type: 'string' },
-  { names: ['mailmap'], type: 'flag', negatable: true },
-  { names: ['use-mailmap'], type: 'flag', negatable: true },
-  { names: ['format-patch'], type: 'flag', negatable: true },
-  { names: ['8bit-encoding'], type: 'string' },
-  { names: ['compose-encoding'], type: 'string' },
-  { names: ['force'], type: 'flag' },
-  { names: ['xmailer'], type: 'flag', negatable: true },
-  { names: ['batch-size'], type: 'int' },
-  { names: ['relogin-delay'], type: 'int' },
-  { names: ['git-completion-helper'], type: 'flag' },
-  { names: ['v'], type: 'string' },
-  { names: ['outlook-id-fix'], type: 'flag', negatable: true },
-];
+// Each pass's options in Getopt::Long's own spec syntax, as git-send-email.perl (Git 2.53) writes them:
+// `a|b` aliases, `=s` string, `:s` optional string, `=i`/`:i` (optional) integer, `!` negatable flag.
+const IDENTITY_PASS = optionTable('identity=s no-identity');
+const ALIASES_PASS = optionTable('h dump-aliases translate-aliases');
+const MAIN_PASS = optionTable(`sender|from=s in-reply-to=s reply-to=s subject=s to=s to-cmd=s no-to cc=s no-cc bcc=s no-bcc
+  chain-reply-to! sendmail-cmd=s smtp-server=s smtp-server-option=s smtp-server-port=s smtp-user=s smtp-pass:s smtp-ssl
+  smtp-encryption=s smtp-ssl-cert-path=s smtp-debug:i smtp-domain:s smtp-auth=s no-smtp-auth annotate! compose quiet
+  cc-cmd=s header-cmd=s no-header-cmd suppress-from! suppress-cc=s signed-off-cc|signed-off-by-cc! cc-cover! to-cover!
+  confirm=s dry-run envelope-sender=s thread! validate! transfer-encoding=s mailmap! use-mailmap! format-patch!
+  8bit-encoding=s compose-encoding=s force xmailer! batch-size=i relogin-delay=i git-completion-helper v=s outlook-id-fix!`);
 
 /** Selectors: options whose value is a program send-email runs. */
 export const SEND_EMAIL_SELECTORS = ['sendmail-cmd', 'to-cmd', 'cc-cmd', 'header-cmd'] as const;
@@ -101,15 +42,15 @@ interface Entry {
 }
 
 /** Getopt::Long's option table: every name and alias, plus `noX`/`no-X` for negatable flags, lower case. */
-function table(specs: readonly Spec[]): Map<string, Entry> {
+function optionTable(specs: string): Map<string, Entry> {
   const m = new Map<string, Entry>();
-  for (const s of specs) {
-    for (const n of s.names) {
-      m.set(n, { canonical: s.names[0]!, type: s.type, negated: false });
-      if (s.negatable) {
-        m.set(`no${n}`, { canonical: s.names[0]!, type: 'flag', negated: true });
-        m.set(`no-${n}`, { canonical: s.names[0]!, type: 'flag', negated: true });
-      }
+  for (const spec of specs.split(/\s+/).filter(Boolean)) {
+    const [, names, kind] = /^([^=:!]+)(.*)$/.exec(spec)!;
+    const aliases = names!.split('|');
+    const canonical = aliases[0]!;
+    for (const n of aliases) {
+      m.set(n, { canonical, type: TYPES[kind!]!, negated: false });
+      if (kind === '!') for (const no of [`no${n}`, `no-${n}`]) m.set(no, { canonical, type: 'flag', negated: true });
     }
   }
   return m;
@@ -138,8 +79,7 @@ const INT = /^[-+]?_*[0-9][0-9_]*$/;
  * One GetOptions call in pass_through mode. Returns the argv left for the next pass (unrecognised tokens and
  * operands, in order, with an unconsumed `--` kept) and what it saw.
  */
-function getOptionsPass(argv: readonly string[], specs: readonly Spec[], mode: Mode, seen: Seen): string[] {
-  const opts = table(specs);
+function getOptionsPass(argv: readonly string[], opts: ReadonlyMap<string, Entry>, mode: Mode, seen: Seen): string[] {
   const names = [...opts.keys()].sort();
   const rest = [...argv];
   const kept: string[] = [];

@@ -155,11 +155,6 @@ export function createExclusive(dir: Dir, name: string, flags: number, mode: num
   return fs.openSync(at(dir, name), flags | C.O_CREAT | C.O_EXCL | NOFOLLOW | NONBLOCK | O_NOFOLLOW_ANY, mode);
 }
 
-/** Reads everything from a descriptor (no size cap: callers check st.size first). */
-export function readAll(fd: number): Buffer {
-  return fs.readFileSync(fd);
-}
-
 /** fsync of a folder (makes a rename durable); best effort where folders cannot be opened for it. */
 export function syncDir(dir: Dir): void {
   try {

@@ -155,13 +155,3 @@ function parts(rel: string): string[] {
 function outside(what: string, p: string, root: string): ToolError {
   return new ToolError('PATH_OUTSIDE_ROOT', `The ${what} "${p}" leads outside the workspace (${root}).`, 'path.outside-root');
 }
-
-/** Runs `fn` with a walk that is always closed afterwards. */
-export function withWalk<T>(root: string, p: string, options: WalkOptions, fn: (w: Walked) => T): T {
-  const w = walk(root, p, options);
-  try {
-    return fn(w);
-  } finally {
-    w.close();
-  }
-}

@@ -105,7 +105,7 @@ function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
       continue;
     }
     if (c === '"') {
-      const end = skipQuoted(src, i, '"');
+      const end = skipLiteral(src, i, '"');
       if (end < 0) return { what: 'unparsable', reason: 'the program has an unterminated string' };
       i = end;
       prevIsOperand = true;
@@ -113,7 +113,7 @@ function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
     }
     if (c === '/') {
       if (!prevIsOperand) {
-        const end = skipRegex(src, i, bracketAware);
+        const end = skipLiteral(src, i, '/', bracketAware);
         if (end < 0) return { what: 'unparsable', reason: 'the program has an unterminated regular expression' };
         i = end;
         prevIsOperand = true;
@@ -193,22 +193,11 @@ function lexForHazard(src: string, d: Dialect): AwkHazard | undefined {
   return undefined;
 }
 
-/** Index of the closing quote, or -1 when the string is not closed on its line. */
-function skipQuoted(src: string, start: number, quote: string): number {
-  for (let i = start + 1; i < src.length; i++) {
-    const c = src[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '\n') return -1;
-    if (c === quote) return i;
-  }
-  return -1;
-}
-
-/** Index of the closing `/` of a regex literal (a `/` inside `[...]` does not close it), or -1. */
-function skipRegex(src: string, start: number, bracketAware: boolean): number {
+/**
+ * Index of the `close` that ends a string (`"`) or regex literal (`/`) opened at `start`, or -1 when it is not
+ * closed on its line. With `bracketAware`, a `/` inside `[...]` does not close a regex.
+ */
+function skipLiteral(src: string, start: number, close: string, bracketAware = false): number {
   let inBracket = false;
   for (let i = start + 1; i < src.length; i++) {
     const c = src[i]!;
@@ -227,7 +216,7 @@ function skipRegex(src: string, start: number, bracketAware: boolean): number {
       if (src[i + 1] === ']') i++;
       continue;
     }
-    if (c === '/') return i;
+    if (c === close) return i;
   }
   return -1;
 }

@@ -157,7 +157,7 @@ class Reader {
         if (delim === '' || delim === '\n' || delim === '\\') throw new Unparsable('a bad address delimiter');
       }
       this.i++;
-      this.readDelimited(delim, true);
+      this.readDelimited(delim);
       while (this.peek() === 'I' || this.peek() === 'M') this.i++;
       return true;
     }
@@ -172,8 +172,7 @@ class Reader {
   }
 
   /** Reads up to and past the next unescaped delimiter. A raw newline ends the script part: sed rejects that. */
-  private readDelimited(delim: string, alreadyOpened = true): void {
-    void alreadyOpened;
+  private readDelimited(delim: string): void {
     const s = this.s;
     while (this.i < s.length) {
       const c = s[this.i]!;

@@ -17,6 +17,7 @@ import { forbiddenAliasByIdentity, resolveProgram, type ResolvedProgram } from '
 import { forbiddenCategory, judgeCommand, prepareArgv } from './rules';
 import { gitLocation } from './rules/git';
 import { isKnownReadOnly } from './rules/readonly';
+import { attempt } from '../attempt';
 
 export interface CommandRequest {
   /** argv with optional discrete `|`, `<`, `>`, `>>` elements. */
@@ -208,11 +209,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
 function checkRedirectsAgainstGuard(plan: CommandPlan, policy: Policy): Verdict | undefined {
   const g = guardFor(policy);
   const stat = (real: string) => {
-    try {
-      return fs.statSync(real, { bigint: true });
-    } catch {
-      return undefined;
-    }
+    return attempt(() => fs.statSync(real, { bigint: true }));
   };
   try {
     if (plan.stdinFile) {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { isInside } from '../paths/confine';
 import { deny, type Verdict } from '../verdict';
 import type { GitLocation } from './rules/git';
+import { attempt } from '../attempt';
 
 /**
  * Which git directory a git call will use, checked against the disk. A git directory supplies configuration
@@ -23,19 +24,11 @@ export interface OwnRepository {
 }
 
 function real(p: string): string | undefined {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return undefined;
-  }
+  return attempt(() => fs.realpathSync.native(p));
 }
 
 function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+  return attempt(() => fs.statSync(p).isDirectory()) ?? false;
 }
 
 /** git's is_git_directory: HEAD plus objects/ and refs/ (or a commondir file). */

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { attempt } from '../attempt';
 
 /**
  * Finds the file a command name will run: the same PATH lookup the executor's spawn would do (POSIX execvp:
@@ -54,13 +55,8 @@ function candidates(base: string, windows: boolean, pathExt: string | undefined)
 }
 
 function finish(invoked: string, found: string): ResolvedProgram {
-  let real = found;
-  try {
-    real = fs.realpathSync.native(found);
-  } catch {
-    /* a dangling link was not a file: isExecutableFile already refused it */
-  }
-  return { invoked, path: found, real };
+  // A dangling link was not a file: isExecutableFile already refused it.
+  return { invoked, path: found, real: attempt(() => fs.realpathSync.native(found)) ?? found };
 }
 
 export function resolveProgram(name: string, opts: ResolveOptions): ResolveResult {
@@ -91,40 +87,19 @@ export function resolveProgram(name: string, opts: ResolveOptions): ResolveResul
 const identityCache = new Map<string, { stamps: string; byIdentity: Map<string, string> }>();
 
 export function forbiddenAliasByIdentity(real: string, pathEnv: string, isForbiddenName: (name: string) => boolean, platform: NodeJS.Platform = process.platform): string | undefined {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(real);
-  } catch {
-    return undefined;
-  }
+  const st = attempt(() => fs.statSync(real));
+  if (!st) return undefined;
   if (platform === 'win32' || st.ino === 0) return undefined; // no stable inode numbers to compare
   const dirs = pathEnv.split(':').filter((d) => path.isAbsolute(d));
-  const stamps = dirs.map((d) => {
-    try {
-      const st = fs.statSync(d, { throwIfNoEntry: false }); // a missing PATH directory: no exception per call
-      return st ? `${d}@${st.mtimeMs}` : `${d}@-`;
-    } catch {
-      return `${d}@-`;
-    }
-  }).join('|');
+  // throwIfNoEntry: a missing PATH directory costs no exception per call.
+  const stamps = dirs.map((d) => `${d}@${attempt(() => fs.statSync(d, { throwIfNoEntry: false }))?.mtimeMs ?? '-'}`).join('|');
   let cached = identityCache.get(pathEnv);
   if (!cached || cached.stamps !== stamps) {
     const byIdentity = new Map<string, string>();
     for (const dir of dirs) {
-      let names: string[];
-      try {
-        names = fs.readdirSync(dir);
-      } catch {
-        continue;
-      }
-      for (const n of names) {
-        if (!isForbiddenName(n)) continue;
-        try {
-          const s = fs.statSync(path.join(dir, n));
-          if (s.isFile()) byIdentity.set(`${s.dev}:${s.ino}`, path.join(dir, n));
-        } catch {
-          /* dangling */
-        }
+      for (const n of attempt(() => fs.readdirSync(dir)) ?? []) {
+        const s = isForbiddenName(n) ? attempt(() => fs.statSync(path.join(dir, n))) : undefined; // undefined: dangling
+        if (s?.isFile()) byIdentity.set(`${s.dev}:${s.ino}`, path.join(dir, n));
       }
     }
     cached = { stamps, byIdentity };

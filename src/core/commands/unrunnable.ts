@@ -4,6 +4,7 @@ import { buildChildEnv } from '../exec/env';
 import { stripPatternAnchors, type Policy } from '../policy';
 import { resolveProgram } from './resolve';
 import { FORBIDDEN_CATEGORIES, judgeCommand } from './rules';
+import { attempt } from '../attempt';
 
 /**
  * Allowlist entries that can never run: a listed name whose program is never runnable (`bash`, `node`, or
@@ -30,11 +31,7 @@ export interface UnrunnableOptions {
 type AllowlistPolicy = Pick<Policy, 'allowCommands' | 'allowPatterns'> & Partial<Pick<Policy, 'childEnvAllowlist' | 'safePath'>>;
 
 function childPath(policy: AllowlistPolicy, parentEnv: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return buildChildEnv({ parentEnv, allowlist: policy.childEnvAllowlist ?? [], ...(policy.safePath !== undefined && { safePath: policy.safePath }) }).PATH;
-  } catch {
-    return undefined;
-  }
+  return attempt(() => buildChildEnv({ parentEnv, allowlist: policy.childEnvAllowlist ?? [], ...(policy.safePath !== undefined && { safePath: policy.safePath }) }).PATH);
 }
 
 /** Why a program name can never run (a COMMAND_FORBIDDEN verdict by any of its names), or undefined. */

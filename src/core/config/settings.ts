@@ -5,6 +5,7 @@ import { realRoot } from '../paths/confine';
 import { formatIssues, parsePolicy, PolicyError, targetShape, type Policy, type PolicyInput } from '../policy';
 import { SETTING_IDS, SETTINGS, type SettingId, type SettingsLayer } from './registry';
 import { DEFAULT_ALLOW_COMMANDS } from './values';
+import { attempt } from '../attempt';
 
 /**
  * Layers of settings (defaults, config file, environment, flags; or the VS Code settings) are merged key by key,
@@ -112,11 +113,7 @@ export function resolveSettings(layers: readonly SettingsLayer[], processCwd: st
 }
 
 function realIfExists(p: string): string {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return p;
-  }
+  return attempt(() => fs.realpathSync.native(p)) ?? p;
 }
 
 function valueAt(value: unknown, at: readonly PropertyKey[]): unknown {

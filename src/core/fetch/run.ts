@@ -7,6 +7,7 @@ import { isDenialCode } from '../files/types';
 import { checkUrl, FetchTimeoutError, guardedGet } from './client';
 import { htmlToText } from './prettify';
 import { resolveChecked, systemLookup, type LookupAll } from './resolve';
+import { attempt } from '../attempt';
 
 export interface FetchInput {
   readonly url: string;
@@ -101,11 +102,7 @@ function describeResponse(res: Awaited<ReturnType<typeof guardedGet>>, input: Fe
 
 function decodeBody(bytes: Buffer, contentType: string): string {
   const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
-  try {
-    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
+  return attempt(() => new TextDecoder(charset ?? 'utf-8').decode(bytes)) ?? new TextDecoder('utf-8').decode(bytes);
 }
 
 function failed(url: string, e: unknown): FetchResult {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
 import { resolveInside, type ResolvedPath } from '../paths/confine';
+import { attempt } from '../attempt';
 
 /**
  * Plan-time lookups shared by the file tools (a decision by name, realpath based: a symlink that leads out of
@@ -30,11 +31,7 @@ export function locateFile(root: string, p: string, what = 'file'): Located {
 
 /** The path as given is itself a symbolic link (its final component), whatever it points to. */
 export function isLinkAsGiven(root: string, p: string): boolean {
-  try {
-    return fs.lstatSync(path.resolve(root, p)).isSymbolicLink();
-  } catch {
-    return false;
-  }
+  return attempt(() => fs.lstatSync(path.resolve(root, p)).isSymbolicLink()) ?? false;
 }
 
 export function relativeTo(root: string, real: string): string {

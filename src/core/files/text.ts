@@ -1,4 +1,5 @@
 import { ToolError } from '../errors';
+import { attempt } from '../attempt';
 
 /**
  * Text handling shared by every file tool: what counts as text, and how line endings are kept. Edits work on
@@ -21,11 +22,7 @@ export function looksBinary(bytes: Uint8Array): boolean {
 /** Decodes a whole file as UTF-8, or undefined when it is binary or not valid UTF-8. */
 export function tryDecodeText(bytes: Uint8Array): string | undefined {
   if (looksBinary(bytes)) return undefined;
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return undefined;
-  }
+  return attempt(() => decoder.decode(bytes));
 }
 
 /** Like tryDecodeText, but a clear BAD_REQUEST naming the file when it is not text. */

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SANDBOX_EXEC_PATH } from './seatbelt';
 import type { IsolationProbe } from './types';
+import { attempt } from '../attempt';
 
 /**
  * Capability probe, run once at start: is a sandbox program installed, and can it REALLY start a sandbox here?
@@ -60,11 +61,7 @@ function trialArgs(truePath: string, disableUserns: boolean): string[] {
 
 function namespaceHint(): string {
   const read = (p: string) => {
-    try {
-      return fs.readFileSync(p, 'utf8').trim();
-    } catch {
-      return undefined;
-    }
+    return attempt(() => fs.readFileSync(p, 'utf8').trim());
   };
   if (read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns') === '1') {
     return ' AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns=1): '

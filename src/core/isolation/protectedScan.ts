@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { MAX_SANDBOX_EXTRA_MOUNTS, MAX_SANDBOX_SCAN_ENTRIES } from '../limits';
 import { isInside } from '../paths/confine';
 import { matchesGlob } from '../paths/glob';
+import { attempt } from '../attempt';
 
 /**
  * What inside the workspace must be mounted read-only besides the root `.git`: every nested `.git` (folder or
@@ -67,11 +68,7 @@ function gitfileTarget(file: string): string | undefined {
       const m = /^gitdir:\s*(.+?)\s*$/m.exec(buf.subarray(0, n).toString('utf8'));
       if (!m) return undefined;
       const target = path.resolve(path.dirname(file), m[1]!);
-      try {
-        return fs.realpathSync.native(target);
-      } catch {
-        return undefined;
-      }
+      return attempt(() => fs.realpathSync.native(target));
     } finally {
       fs.closeSync(fd);
     }

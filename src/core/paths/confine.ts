@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
+import { attempt } from '../attempt';
 
 /**
  * Workspace confinement. The root is a REAL path (symlinks resolved once at start). A requested path is judged by
@@ -67,12 +68,7 @@ function realpathLenient(absolute: string): { real: string; exists: boolean; dan
   } catch (e) {
     if (!isMissing(e)) throw new ToolError('IO_ERROR', `Cannot resolve "${absolute}": ${(e as Error).message}`);
   }
-  let danglingLink = false;
-  try {
-    danglingLink = fs.lstatSync(absolute).isSymbolicLink();
-  } catch {
-    /* does not exist at all */
-  }
+  const danglingLink = attempt(() => fs.lstatSync(absolute).isSymbolicLink()) ?? false; // else: does not exist at all
   // Walk up to the deepest existing ancestor, resolve it, and append the missing tail (which has no links).
   const tail: string[] = [];
   let cur = absolute;
@@ -111,11 +107,7 @@ function danglingTarget(linkReal: string, hops = 0): string | undefined {
 }
 
 function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
+  return attempt(() => fs.lstatSync(p).isSymbolicLink()) ?? false;
 }
 
 function isMissing(e: unknown): boolean {

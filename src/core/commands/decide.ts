@@ -265,12 +265,7 @@ function gitStageLocation(stage: readonly string[], program: ResolvedProgram, gi
 
 /** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */
 function checkProgramOutsideWorkspace(program: string, root: string): Verdict {
-  let real = path.resolve(program);
-  try {
-    real = fs.realpathSync.native(program);
-  } catch {
-    /* missing: the spawn fails with a clear error */
-  }
+  const real = attempt(() => fs.realpathSync.native(program)) ?? path.resolve(program); // missing: the spawn fails clearly
   if (isInside(root, path.resolve(program)) || isInside(root, real)) {
     return deny('COMMAND_NOT_ALLOWED', 'allowlist.workspace-program', `The program "${program}" is inside the workspace; only installed programs can run.`);
   }

@@ -71,12 +71,8 @@ function discover(start: string): { gitDir: string; at: string } | undefined {
 }
 
 function commonDirOf(gitDir: string): string {
-  try {
-    const c = fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim();
-    return real(path.resolve(gitDir, c)) ?? gitDir;
-  } catch {
-    return gitDir;
-  }
+  const c = attempt(() => fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+  return (c !== undefined && real(path.resolve(gitDir, c))) || gitDir;
 }
 
 export function ownRepository(root: string): OwnRepository {

@@ -53,11 +53,7 @@ function programsOnPath(pathEnv: string | undefined): string[] {
   const names = new Set<string>();
   for (const dir of pathEnv.split(path.delimiter)) {
     if (!path.isAbsolute(dir)) continue;
-    try {
-      for (const n of fs.readdirSync(dir)) names.add(n);
-    } catch {
-      /* a missing PATH entry holds nothing */
-    }
+    for (const n of attempt(() => fs.readdirSync(dir)) ?? []) names.add(n); // a missing PATH entry holds nothing
   }
   return [...names];
 }
@@ -72,12 +68,8 @@ export function unrunnableAllowlistEntries(policy: AllowlistPolicy, options: Unr
   if (policy.allowPatterns.length === 0) return out;
   const candidates = [...new Set([...Object.values(FORBIDDEN_CATEGORIES).flat(), ...programsOnPath(pathEnv)])];
   for (const entry of policy.allowPatterns) {
-    let re: RegExp;
-    try {
-      re = new RegExp(`^(?:${stripPatternAnchors(entry)})$`);
-    } catch {
-      continue; // the policy schema refuses invalid patterns
-    }
+    const re = attempt(() => new RegExp(`^(?:${stripPatternAnchors(entry)})$`));
+    if (!re) continue; // the policy schema refuses invalid patterns
     const matched = candidates.filter((c) => re.test(c));
     if (matched.length === 0) continue; // matches nothing known: it may name a program installed later
     // Stops at the first match that can run (a broad pattern such as `.*` is decided at once).

@@ -28,13 +28,7 @@ export function scanProtected(root: string, globs: readonly string[], maxEntries
   const queue: string[] = [root];
   while (queue.length > 0) {
     const dir = queue.shift()!;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
+    for (const e of attempt(() => fs.readdirSync(dir, { withFileTypes: true })) ?? []) {
       if (++seen > maxEntries || git.size + globbed.size >= MAX_SANDBOX_EXTRA_MOUNTS) {
         truncated = true;
         return { git: [...git], globbed: [...globbed], truncated };

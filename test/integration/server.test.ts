@@ -181,7 +181,8 @@ describe('standalone server over Streamable HTTP', () => {
     const s2 = await startServer(['--cwd', ws2, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--allow', 'sleep', '--concurrency', '2']);
     const c2 = await httpClient(s2.url);
     try {
-      const secs = '1.2';
+      // ~1.2 s, spelt uniquely: the sampler counts only this test's sleeps, not other runs' on a shared machine.
+      const secs = (1.2 + Math.random() / 1000).toFixed(7);
       let maxSeen = 0;
       let sampling = true;
       const sampler = (async () => {

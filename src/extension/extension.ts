@@ -9,7 +9,8 @@ import { createStatusBar } from './statusBar';
 import { createTestApi, type GuardedShellTestApi } from './testApi';
 
 /**
- * Activation: one server per trusted workspace folder, registered with VS Code's MCP client, driven by settings.
+ * Activation: one server process for the window, serving every trusted workspace folder (each with its own endpoint,
+ * policy, approvals and audit), registered with VS Code's MCP client, driven by settings.
  * Only this folder (src/extension) imports `vscode`.
  */
 
@@ -79,7 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
 }
 
 export async function deactivate(): Promise<void> {
-  // Stopping sends shutdown: each server kills every command tree before it exits.
+  // Stopping sends shutdown: the server process kills every command tree of every folder before it exits.
   await manager?.stopAll();
   manager = undefined;
 }

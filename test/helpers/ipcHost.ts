@@ -21,8 +21,10 @@ export const SERVER = path.resolve(__dirname, '../../dist/server.js');
 /** One folder of the process, as the extension sees it. */
 export interface IpcFolderHandle {
   readonly folderId: string;
-  /** Settles with the folder's next READY (or rejects with its START_FAILED). */
+  /** Settles with the folder's latest READY, or the first one to come (rejects with a START_FAILED). */
   readonly ready: Promise<ReadyParams>;
+  /** Settles with the folder's next READY (e.g. after a restart). */
+  nextReady(): Promise<ReadyParams>;
   /** Pushes a settings layer (the SETTINGS notification) and waits until the server applied it to this folder. */
   push(settings: SettingsLayer): Promise<StatusResult>;
   status(): Promise<StatusResult>;
@@ -54,22 +56,24 @@ export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJ
   const child = fork(SERVER, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
   const rpc = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  // READY / START_FAILED per folder: the first one settles the handle's `ready` (a later READY makes a new promise).
-  const waiting = new Map<string, { resolve: (p: ReadyParams) => void; reject: (e: Error) => void }>();
-  const readies = new Map<string, Promise<ReadyParams>>();
-  const expect = (folderId: string) => {
-    const p = new Promise<ReadyParams>((resolve, reject) => waiting.set(folderId, { resolve, reject }));
-    p.catch(() => {}); // observed by whoever awaits it
-    readies.set(folderId, p);
+  // READY / START_FAILED per folder: the latest one, and who waits for the next.
+  const latest = new Map<string, { ready: ReadyParams } | { error: Error }>();
+  const waiters = new Map<string, Array<{ resolve: (p: ReadyParams) => void; reject: (e: Error) => void }>>();
+  const settle = (folderId: string, outcome: { ready: ReadyParams } | { error: Error }) => {
+    latest.set(folderId, outcome);
+    for (const w of waiters.get(folderId)?.splice(0) ?? []) 'ready' in outcome ? w.resolve(outcome.ready) : w.reject(outcome.error);
   };
-  rpc.onNotification(READY, (p: ReadyParams) => {
-    waiting.get(p.folderId)?.resolve(p);
-    expect(p.folderId);
+  const next = (folderId: string) => new Promise<ReadyParams>((resolve, reject) => {
+    if (!waiters.has(folderId)) waiters.set(folderId, []);
+    waiters.get(folderId)!.push({ resolve, reject });
   });
-  rpc.onNotification(START_FAILED, (p: StartFailedParams) => {
-    waiting.get(p.folderId)?.reject(new Error(`server could not start: ${p.message}`));
-    expect(p.folderId);
-  });
+  const current = (folderId: string) => {
+    const l = latest.get(folderId);
+    if (!l) return next(folderId);
+    return 'ready' in l ? Promise.resolve(l.ready) : Promise.reject(l.error);
+  };
+  rpc.onNotification(READY, (p: ReadyParams) => settle(p.folderId, { ready: p }));
+  rpc.onNotification(START_FAILED, (p: StartFailedParams) => settle(p.folderId, { error: new Error(`server could not start: ${p.message}`) }));
   rpc.onNotification(() => {}); // log messages and audit events
   const proc = {
     child, rpc, exited, approvals: [] as ApproveParams[],
@@ -84,8 +88,9 @@ export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJ
   const handle = (folderId: string): IpcFolderHandle => ({
     folderId,
     get ready() {
-      return readies.get(folderId)!;
+      return current(folderId);
     },
+    nextReady: () => next(folderId),
     status: () => status(folderId),
     remove: () => rpc.sendRequest<RemoveFolderResult>(REMOVE_FOLDER, { folderId }),
     push: async (layer: SettingsLayer) => {
@@ -103,13 +108,11 @@ export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJ
     },
   });
   const init = (f: FolderSpec): FolderInit => ({ folderId: f.folderId, folder: f.folder, folderName: path.basename(f.folder), settings: f.settings });
-  for (const f of folders) expect(f.folderId);
   await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { folders: folders.map(init) } });
   await rpc.sendNotification('initialized', {});
   return Object.assign(proc, {
     folder: handle,
     add: (folderId: string, folder: string, settings: SettingsLayer) => {
-      expect(folderId);
       void rpc.sendNotification(ADD_FOLDER, init({ folderId, folder, settings }));
       return handle(folderId);
     },

@@ -18,6 +18,7 @@ let manager: ServerManager | undefined;
 const MCP_API_NOTICE_KEY = 'guardedShell.mcpApiMissingNoticeShown';
 
 export async function activate(context: vscode.ExtensionContext): Promise<GuardedShellTestApi | undefined> {
+  const activatedAt = Date.now();
   const log = vscode.window.createOutputChannel('Guarded Shell', { log: true });
   // The approval panel: every pending request as a card; history from the servers' audit events.
   let serverList: ServerManager | undefined;
@@ -76,7 +77,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   }
 
   // Tests (and only tests/development) get a handle on the servers: it holds the bearer tokens.
-  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item);
+  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item, activatedAt);
 }
 
 export async function deactivate(): Promise<void> {

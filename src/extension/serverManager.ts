@@ -98,7 +98,7 @@ export class ServerManager implements vscode.Disposable {
   private async ensureServing(): Promise<void> {
     if (this.servers.size === 0) return;
     if (this.process.gaveUp) await this.process.stop();
-    if (this.process.started) this.process.sendNewFolders();
+    if (this.process.started) this.process.syncFolders();
     else await this.process.start();
   }
 

@@ -70,6 +70,7 @@ export class WindowProcess {
       // A function, so a restarted process starts with the folders and settings of that moment.
       initializationOptions: (): InitializationOptions => {
         const folders = this.folders().map((f) => f.init());
+        for (const f of this.folders()) this.names.set(f.id, f.name);
         this.sent = new Set(folders.map((f) => f.folderId));
         return { folders };
       },
@@ -103,12 +104,12 @@ export class WindowProcess {
     client.onDidChangeState((e) => {
       if (e.newState === State.Starting) for (const f of this.folders()) f.onProcess('starting');
       else if (e.newState === State.Stopped) for (const f of this.folders()) f.onProcess('stopped');
-      else if (e.newState === State.Running) this.sendNewFolders();
+      else if (e.newState === State.Running) this.syncFolders();
     });
     for (const f of this.folders()) f.onProcess('starting');
     try {
       await client.start();
-      this.sendNewFolders();
+      this.syncFolders();
     } catch (e) {
       this.client = undefined; // a later folder or restart tries again
       this.failAll(`the server process did not start: ${(e as Error).message}`);
@@ -124,14 +125,26 @@ export class WindowProcess {
     for (const f of this.folders()) f.onProcess('stopped');
   }
 
-  /** Tells the running process about every folder it does not serve yet (added while it was starting or running). */
-  sendNewFolders(): void {
+  /**
+   * Makes the running process serve exactly the current folders: the ones it does not serve yet (added while it
+   * was starting or running) are sent, and any it was given but that is gone meanwhile (removed while a restart
+   * had already asked for its folders) is removed, so no endpoint lives on that no definition names.
+   */
+  syncFolders(): void {
     const client = this.client;
-    for (const f of this.folders()) {
+    if (!client?.isRunning()) return;
+    const current = this.folders();
+    for (const f of current) {
       this.names.set(f.id, f.name);
-      if (!client?.isRunning() || this.sent.has(f.id)) continue;
+      if (this.sent.has(f.id)) continue;
       this.sent.add(f.id);
       void client.sendNotification(ADD_FOLDER, f.init() satisfies AddFolderParams);
+    }
+    const ids = new Set(current.map((f) => f.id));
+    for (const id of [...this.sent]) {
+      if (ids.has(id)) continue;
+      this.sent.delete(id);
+      void client.sendRequest<RemoveFolderResult>(REMOVE_FOLDER, { folderId: id } satisfies RemoveFolderParams).catch(() => {});
     }
   }
 

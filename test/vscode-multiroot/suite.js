@@ -170,6 +170,26 @@ exports.run = async function run() {
     assert(figures.activationToToolsListedMs > 0 && figures.totalRssMbAfterToolsListed > 0, `incomplete figures: ${JSON.stringify(figures)}`);
   });
 
+  await scenario('after the window\'s process is killed, one new process serves all three folders again', async () => {
+    const before = api.servers();
+    const pid = before[0].pid;
+    process.kill(pid, 'SIGKILL');
+    const after = await until('all three folders served by a new process', () => {
+      const all = api.servers();
+      return all.length === 3 && all.every((s) => s.state === 'running' && s.pid && s.pid !== pid) ? all : undefined;
+    }, 60000, 50);
+    assert(new Set(after.map((s) => s.pid)).size === 1, `the folders came back in several processes: ${after.map((s) => s.pid).join(', ')}`);
+    for (const s of after) {
+      const old = before.find((b) => b.folder === s.folder);
+      assert(old && s.token !== old.token && Number(s.version) > Number(old.version), `${s.label}: no new token or definition version`);
+    }
+    const alpha = after.find((s) => s.folder === byName('alpha').uri.fsPath);
+    const c = await connect(alpha);
+    const r = await call(c, 'shell_execute', { command: ['touch', 'after-crash'] });
+    assert(r.isError && !fs.existsSync(path.join(alpha.folder, 'after-crash')), `alpha lost its readOnly policy in the restart: ${textOf(r)}`);
+    await c.close().catch(() => {});
+  });
+
   for (const c of Object.values(clients)) await c.close().catch(() => {});
   finish();
 };

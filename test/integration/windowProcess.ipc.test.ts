@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SettingsLayer } from '../../src/core/config/registry';
 import { mcpClient, startIpcProcess, type IpcProcess } from '../helpers/ipcHost';
 import { pidsWithCmdline, uniqueSeconds } from '../helpers/procs';
+import { waitFor } from '../helpers/waitFor';
 
 /**
  * One server process for the whole VS Code window (dist/server.js over real Node IPC, the extension's side played
@@ -40,6 +41,10 @@ afterEach(async () => {
 const COMMANDS = ['echo', 'touch', 'sleep'];
 const layer = (extra: SettingsLayer): SettingsLayer => ({ isolation: 'none', allowCommands: COMMANDS, ...extra });
 
+/** The process serving alpha (folderId a) and beta (b) with these settings. */
+const alphaAndBeta = (sa: SettingsLayer, sb: SettingsLayer) =>
+  startIpcProcess([{ folderId: 'a', folder: a, settings: sa }, { folderId: 'b', folder: b, settings: sb }]);
+
 async function connect(ready: { url: string; token: string }): Promise<Client> {
   const c = await mcpClient(ready);
   clients.push(c);
@@ -54,15 +59,6 @@ const sleepArgv = () => {
   sleeps.push(argv);
   return argv;
 };
-async function waitFor<T>(what: string, f: () => T | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 /** A POST to an endpoint with a bearer token: the status code (or 0 when nothing listens any more). */
 async function post(url: string, token: string): Promise<number> {
   const res = await fetch(url, {
@@ -76,10 +72,7 @@ async function post(url: string, token: string): Promise<number> {
 
 describe('one server process for the window: folders side by side', () => {
   it('serves each folder on its own endpoint with its own token: one folder\'s token opens no other folder', async () => {
-    proc = await startIpcProcess([
-      { folderId: 'a', folder: a, settings: layer({ mode: 'auto' }) },
-      { folderId: 'b', folder: b, settings: layer({ mode: 'auto' }) },
-    ]);
+    proc = await alphaAndBeta(layer({ mode: 'auto' }), layer({ mode: 'auto' }));
     const [ra, rb] = await Promise.all([proc.folder('a').ready, proc.folder('b').ready]);
     expect(ra.pid).toBe(proc.child.pid);
     expect(rb.pid).toBe(proc.child.pid); // one process
@@ -92,10 +85,7 @@ describe('one server process for the window: folders side by side', () => {
   });
 
   it('runs each folder\'s tools under its own policy, confined to its own root', async () => {
-    proc = await startIpcProcess([
-      { folderId: 'a', folder: a, settings: layer({ mode: 'readOnly' }) },
-      { folderId: 'b', folder: b, settings: layer({ mode: 'auto' }) },
-    ]);
+    proc = await alphaAndBeta(layer({ mode: 'readOnly' }), layer({ mode: 'auto' }));
     const ca = await connect(await proc.folder('a').ready);
     const cb = await connect(await proc.folder('b').ready);
     expect(await toolNames(ca)).not.toContain('writeFile');
@@ -116,10 +106,7 @@ describe('one server process for the window: folders side by side', () => {
   });
 
   it('applies a settings push to its folder only', async () => {
-    proc = await startIpcProcess([
-      { folderId: 'a', folder: a, settings: layer({ mode: 'auto' }) },
-      { folderId: 'b', folder: b, settings: layer({ mode: 'auto' }) },
-    ]);
+    proc = await alphaAndBeta(layer({ mode: 'auto' }), layer({ mode: 'auto' }));
     const cb = await connect(await proc.folder('b').ready);
     const ca = await connect(await proc.folder('a').ready);
     const before = await proc.folder('b').status();
@@ -136,10 +123,7 @@ describe('one server process for the window: folders side by side', () => {
   it('asks approvals naming the folder, and audits each folder into its own log', async () => {
     const logA = path.join(base, 'a.jsonl');
     const logB = path.join(base, 'b.jsonl');
-    proc = await startIpcProcess([
-      { folderId: 'a', folder: a, settings: layer({ mode: 'confirm', auditLog: logA }) },
-      { folderId: 'b', folder: b, settings: layer({ mode: 'auto', auditLog: logB }) },
-    ]);
+    proc = await alphaAndBeta(layer({ mode: 'confirm', auditLog: logA }), layer({ mode: 'auto', auditLog: logB }));
     const ca = await connect(await proc.folder('a').ready);
     const cb = await connect(await proc.folder('b').ready);
     proc.answer = (p) => ({ approved: p.folderId === 'a', by: 'user', option: 'once' });
@@ -155,10 +139,7 @@ describe('one server process for the window: folders side by side', () => {
   });
 
   it('restarts only the folder whose audit log path changed (a new endpoint for it; the other keeps its own)', async () => {
-    proc = await startIpcProcess([
-      { folderId: 'a', folder: a, settings: layer({ mode: 'auto' }) },
-      { folderId: 'b', folder: b, settings: layer({ mode: 'auto' }) },
-    ]);
+    proc = await alphaAndBeta(layer({ mode: 'auto' }), layer({ mode: 'auto' }));
     const [ra, rb] = await Promise.all([proc.folder('a').ready, proc.folder('b').ready]);
     const cb = await connect(rb);
     const next = proc.folder('a').nextReady(); // the READY after the restart
@@ -172,10 +153,7 @@ describe('one server process for the window: folders side by side', () => {
 
 describe('one server process for the window: folders come and go', () => {
   it('removing a folder kills its running command and closes its endpoint; the other folder\'s command runs on', async () => {
-    proc = await startIpcProcess([
-      { folderId: 'a', folder: a, settings: layer({ mode: 'auto' }) },
-      { folderId: 'b', folder: b, settings: layer({ mode: 'auto' }) },
-    ]);
+    proc = await alphaAndBeta(layer({ mode: 'auto' }), layer({ mode: 'auto' }));
     const ra = await proc.folder('a').ready;
     const ca = await connect(ra);
     const cb = await connect(await proc.folder('b').ready);

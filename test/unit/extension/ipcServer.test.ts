@@ -9,6 +9,7 @@ import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type Messa
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/approval';
 import type { SettingsLayer } from '../../../src/core/config/settings';
 import { pidsWithCmdline } from '../../helpers/procs';
+import { waitFor } from '../../helpers/waitFor';
 import { APPROVE, READY, SETTINGS, START_FAILED, STATUS, type ApproveParams, type ReadyParams, type StatusResult } from '../../../src/shared/protocol';
 
 /**
@@ -96,15 +97,6 @@ async function settingsApplied(h: Host, before: number): Promise<StatusResult> {
 /** Pids of processes whose whole command line is exactly `argv`. */
 function pidsOf(argv: string[]): number[] {
   return pidsWithCmdline(argv);
-}
-async function waitFor<T>(what: string, f: () => T | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 const sleeps: string[][] = [];
 /** A sleep whose command line is unique, so the test finds exactly its own process. */

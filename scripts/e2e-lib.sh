@@ -68,11 +68,13 @@ e2e_start_server() {
 }
 
 # $1: the extensionTestsPath module (repository-relative), $2: the driver's hard limit in seconds, $3: a player.
+# VS Code opens $WS, or the .code-workspace file $E2E_WORKSPACE_FILE when that is set (a multi-root workspace).
 e2e_run_driver() {
-  local payload
+  local payload target="folder=$WS"
+  [ -n "${E2E_WORKSPACE_FILE:-}" ] && target="workspace=$E2E_WORKSPACE_FILE"
   payload=$(node -p "encodeURIComponent(JSON.stringify([['extensionDevelopmentPath','vscode-remote://127.0.0.1:$PORT$EXT'],['extensionTestsPath','vscode-remote://127.0.0.1:$PORT$ROOT/$1']]))")
   PLAYER=${3:-}
-  VSCODE_URL="http://127.0.0.1:$PORT/?folder=$WS&payload=$payload" timeout "$2" node test/vscode/driver.js ${PLAYER:+"$PLAYER"}
+  VSCODE_URL="http://127.0.0.1:$PORT/?$target&payload=$payload" timeout "$2" node test/vscode/driver.js ${PLAYER:+"$PLAYER"}
   DRIVER_RC=$?
 }
 

@@ -87,9 +87,8 @@ async function copyClientConfig(manager: ServerManager): Promise<void> {
 }
 
 async function restart(manager: ServerManager): Promise<void> {
-  const servers = manager.all;
-  if (servers.length === 0) return noServerMessage();
-  await Promise.all(servers.map((s) => s.restart()));
+  if (manager.all.length === 0) return noServerMessage();
+  await manager.restart();
 }
 
 async function openAuditLog(log: vscode.LogOutputChannel): Promise<void> {

@@ -9,7 +9,8 @@ import { createStatusBar } from './statusBar';
 import { createTestApi, type GuardedShellTestApi } from './testApi';
 
 /**
- * Activation: one server per trusted workspace folder, registered with VS Code's MCP client, driven by settings.
+ * Activation: one server process for the window, serving every trusted workspace folder (each with its own endpoint,
+ * policy, approvals and audit), registered with VS Code's MCP client, driven by settings.
  * Only this folder (src/extension) imports `vscode`.
  */
 
@@ -17,6 +18,7 @@ let manager: ServerManager | undefined;
 const MCP_API_NOTICE_KEY = 'guardedShell.mcpApiMissingNoticeShown';
 
 export async function activate(context: vscode.ExtensionContext): Promise<GuardedShellTestApi | undefined> {
+  const activatedAt = Date.now();
   const log = vscode.window.createOutputChannel('Guarded Shell', { log: true });
   // The approval panel: every pending request as a card; history from the servers' audit events.
   let serverList: ServerManager | undefined;
@@ -75,11 +77,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   }
 
   // Tests (and only tests/development) get a handle on the servers: it holds the bearer tokens.
-  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item);
+  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item, activatedAt);
 }
 
 export async function deactivate(): Promise<void> {
-  // Stopping sends shutdown: each server kills every command tree before it exits.
+  // Stopping sends shutdown: the server process kills every command tree of every folder before it exits.
   await manager?.stopAll();
   manager = undefined;
 }

@@ -1,177 +1,103 @@
 import * as vscode from 'vscode';
-import { LanguageClient, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import type { ApprovalRequest } from '../core/approval';
-import type { AuditRecord } from '../core/audit';
 import { describeIgnored } from '../core/config/vscodeSettings';
-import type { SettingsLayer } from '../core/config/settings';
 import {
-  APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
-  type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StartFailedParams, type StatusResult,
+  REVOKE, SETTINGS, STATUS,
+  type FolderInit, type PolicyParams, type ReadyParams, type RevokeParams, type RevokeResult, type SettingsParams, type StatusParams, type StatusResult,
 } from '../shared/protocol';
-import { REVOKE, type RevokeParams, type RevokeResult } from '../shared/protocol';
-import { formatAudit } from './auditFormat';
-import type { ApprovalQueue } from './approval/queue';
 import { readFolderSettings } from './settings';
+import type { WindowProcess } from './windowProcess';
 
 export type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
-export interface FolderServerDeps {
-  readonly serverModule: string;
-  readonly log: vscode.LogOutputChannel;
-  readonly approvals: ApprovalQueue;
-  /** Every audit record (already redacted by the server), e.g. for the approval panel's history. */
-  readonly onAudit?: (record: AuditRecord, folderName: string) => void;
-  /** After every (re)start: a new server process remembers no session or 15-minute approvals. */
-  readonly onReady?: (folderName: string) => void;
-}
-
-/** How long the client waits for the server to finish its cleanup (it kills every command tree) on stop. */
-const STOP_TIMEOUT_MS = 12_000;
-
 /**
- * The server process of one workspace folder, run by vscode-languageclient over IPC like vscode-eslint's: the
- * client restarts it after a crash (its default error handler: up to 4 restarts in 3 minutes), stops it on
- * deactivate. Each start brings a new port and token (READY); `generation` counts them for the MCP definition's
- * version.
+ * One workspace folder as served by the window's server process (windowProcess.ts): its endpoint, state and mode
+ * for the MCP definition and the status bar, and the per-folder requests (settings, revoke, status). Each READY
+ * brings this folder a new port and token; `generation` counts them for the MCP definition's version.
  */
 export class FolderServer implements vscode.Disposable {
-  state: ServerState = 'stopped';
+  state: ServerState = 'starting';
   ready: ReadyParams | undefined;
   startError: string | undefined;
   /** Bumped on every READY: the MCP definition's version. */
   generation = 0;
-  private client: LanguageClient | undefined;
   private lastIgnored = '';
-  private lastAuditLog: string | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when the state, the endpoint or the mode changes. */
   readonly onDidChange = this.changed.event;
 
   constructor(
     readonly folder: vscode.WorkspaceFolder,
-    private readonly deps: FolderServerDeps,
+    private readonly process: WindowProcess,
+    private readonly log: vscode.LogOutputChannel,
   ) {}
 
   get name(): string {
     return this.folder.name;
   }
 
-  async start(): Promise<void> {
-    if (this.client) return;
-    const module = this.deps.serverModule;
-    const serverOptions: ServerOptions = {
-      run: { module, transport: TransportKind.ipc },
-      debug: { module, transport: TransportKind.ipc },
-    };
-    const clientOptions: LanguageClientOptions = {
-      documentSelector: [], // no documents: this server speaks MCP to agents, not LSP to editors
-      workspaceFolder: this.folder,
-      outputChannel: this.deps.log,
-      revealOutputChannelOn: RevealOutputChannelOn.Never,
-      // A function, so a restarted server starts with the settings of that moment.
-      initializationOptions: (): InitializationOptions => ({ folder: this.folder.uri.fsPath, folderName: this.folder.name, settings: this.readSettings() }),
-      connectionOptions: { maxRestartCount: 4 },
-      initializationFailedHandler: (e) => {
-        this.fail(`the server did not initialize: ${(e as Error)?.message ?? e}`);
-        return false;
-      },
-    };
-    const client = new LanguageClient('guardedShell', `Guarded Shell: ${this.folder.name}`, serverOptions, clientOptions);
-    this.client = client;
-    client.onNotification(READY, (p: ReadyParams) => {
-      this.ready = p;
-      this.startError = undefined;
-      this.generation++;
-      this.setState('running');
-      this.deps.onReady?.(this.folder.name);
-    });
-    client.onNotification(POLICY, (p: PolicyParams) => {
-      if (!this.ready) return;
-      // Same endpoint, new policy: update what the status bar shows (no generation bump: no reconnect needed).
-      const { warning: _old, ...rest } = this.ready;
-      this.ready = { ...rest, mode: p.mode, isolation: p.isolation, ...(p.warning && { warning: p.warning }) };
-      this.changed.fire();
-    });
-    client.onNotification(START_FAILED, (p: StartFailedParams) => this.fail(p.message));
-    client.onNotification(AUDIT, (r: AuditRecord) => {
-      this.deps.log.info(`[audit ${this.folder.name}] ${formatAudit(r)}`);
-      this.deps.onAudit?.(r, this.folder.name);
-    });
-    client.onRequest(APPROVE, (request: ApprovalRequest, token: vscode.CancellationToken): Promise<ApproveResult> =>
-      this.deps.approvals.ask(request, this.folder.name, token),
-    );
-    client.onDidChangeState((e) => {
-      if (e.newState === State.Starting) {
-        this.ready = undefined; // the old port and token die with the old process
-        this.setState('starting');
-      } else if (e.newState === State.Stopped) {
-        this.ready = undefined;
-        if (this.state !== 'failed') this.setState('stopped');
-      }
-    });
-    this.setState('starting');
-    try {
-      await client.start();
-    } catch (e) {
-      this.fail(`the server process did not start: ${(e as Error).message}`);
-    }
+  /** The key every per-folder message carries. */
+  get id(): string {
+    return this.folder.uri.toString();
   }
 
-  async stop(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
+  /** What the server process needs to serve this folder, with the settings of this moment. */
+  init(): FolderInit {
+    return { folderId: this.id, folder: this.folder.uri.fsPath, folderName: this.name, settings: this.readSettings() };
+  }
+
+  // ---- what the server process reports ----
+  onReady(p: ReadyParams): void {
+    this.ready = p;
+    this.startError = undefined;
+    this.generation++;
+    this.setState('running');
+  }
+
+  onPolicy(p: PolicyParams): void {
+    if (!this.ready) return;
+    // Same endpoint, new policy: update what the status bar shows (no generation bump: no reconnect needed).
+    const { warning: _old, ...rest } = this.ready;
+    this.ready = { ...rest, mode: p.mode, isolation: p.isolation, ...(p.warning && { warning: p.warning }) };
+    this.changed.fire();
+  }
+
+  /** The process is (re)starting or stopped: the old port and token die with it. */
+  onProcess(state: 'starting' | 'stopped'): void {
     this.ready = undefined;
-    if (client) await client.stop(STOP_TIMEOUT_MS).catch((e: unknown) => this.deps.log.warn(`[${this.name}] stop: ${(e as Error).message}`));
-    this.setState('stopped');
+    if (state === 'starting' || this.state !== 'failed') this.setState(state);
   }
 
-  async restart(): Promise<void> {
-    this.deps.log.info(`[${this.name}] restarting the server`);
-    await this.stop();
-    await this.start();
+  fail(message: string): void {
+    this.ready = undefined;
+    this.startError = message;
+    this.log.error(`[${this.name}] ${message}`);
+    this.setState('failed');
   }
 
-  /** Sends the current settings; the server swaps its policy without restarting. An audit-log path change needs a restart. */
+  // ---- what the extension asks ----
+  /** Sends the current settings; the server swaps this folder's policy without touching the other folders. */
   async pushSettings(): Promise<void> {
-    const client = this.client;
-    if (!client || !client.isRunning()) return;
-    const previousAuditLog = this.lastAuditLog;
-    const settings = this.readSettings();
-    if (settings.auditLog !== previousAuditLog) {
-      this.deps.log.info(`[${this.name}] the audit log path changed: restarting the server to reopen it`);
-      await this.restart();
-      return;
-    }
-    await client.sendNotification(SETTINGS, { settings } satisfies SettingsParams);
+    if (!this.process.running) return;
+    await this.process.notify(SETTINGS, { folderId: this.id, settings: this.readSettings() } satisfies SettingsParams);
   }
 
-  /** Makes the server forget a session or 15-minute approval of this exact command line. */
+  /** Makes the server forget a session or 15-minute approval of this exact command line in this folder. */
   async revoke(key: string): Promise<boolean> {
-    const client = this.client;
-    if (!client || !client.isRunning()) return false;
-    const r = await client.sendRequest<RevokeResult>(REVOKE, { key } satisfies RevokeParams);
-    return r.revoked;
+    if (!this.process.running) return false;
+    return (await this.process.request<RevokeResult>(REVOKE, { folderId: this.id, key } satisfies RevokeParams)).revoked;
   }
 
   async status(): Promise<StatusResult | undefined> {
-    const client = this.client;
-    if (!client || !client.isRunning()) return undefined;
-    return client.sendRequest<StatusResult>(STATUS);
+    if (!this.process.running || !this.ready) return undefined;
+    return this.process.request<StatusResult>(STATUS, { folderId: this.id } satisfies StatusParams);
   }
 
-  private readSettings(): SettingsLayer {
+  private readSettings() {
     const { layer, ignored } = readFolderSettings(this.folder);
     const text = ignored.map(describeIgnored).join('\n');
-    if (text && text !== this.lastIgnored) for (const i of ignored) this.deps.log.warn(`[${this.name}] ${describeIgnored(i)}`);
+    if (text && text !== this.lastIgnored) for (const i of ignored) this.log.warn(`[${this.name}] ${describeIgnored(i)}`);
     this.lastIgnored = text;
-    this.lastAuditLog = layer.auditLog;
     return layer;
-  }
-
-  private fail(message: string): void {
-    this.startError = message;
-    this.deps.log.error(`[${this.name}] ${message}`);
-    this.setState('failed');
   }
 
   private setState(state: ServerState): void {
@@ -180,7 +106,6 @@ export class FolderServer implements vscode.Disposable {
   }
 
   dispose(): void {
-    void this.stop();
     this.changed.dispose();
   }
 }

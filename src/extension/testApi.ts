@@ -11,6 +11,8 @@ export interface GuardedShellTestApi {
   onDidChange: vscode.Event<void>;
   /** What the status bar item shows. */
   statusBar(): { text: string; warning: boolean };
+  /** When activate() began (Date.now() in the extension host): the start of the activation-to-tools measurement. */
+  readonly activatedAt: number;
 }
 
 export interface ServerSnapshot {
@@ -23,8 +25,9 @@ export interface ServerSnapshot {
   readonly version: string;
 }
 
-export function createTestApi(manager: ServerManager, statusItem: vscode.StatusBarItem): GuardedShellTestApi {
+export function createTestApi(manager: ServerManager, statusItem: vscode.StatusBarItem, activatedAt: number): GuardedShellTestApi {
   return {
+    activatedAt,
     servers: () =>
       manager.all.map((s) => ({
         folder: s.folder.uri.fsPath,

@@ -5,25 +5,57 @@ import type { SettingsLayer } from '../core/config/settings';
 /**
  * The JSON-RPC messages between the extension (vscode-languageclient) and the server process (ipcMain.ts,
  * vscode-languageserver), over Node IPC. One place for method names and payloads so both ends agree at compile time.
+ *
+ * One server process serves every workspace folder of a VS Code window. Each folder has its own root, settings,
+ * approvals, audit and MCP endpoint (its own port and its own bearer token: a client given folder A's definition
+ * cannot act in folder B). Every per-folder message names its folder by `folderId`, an opaque key the extension
+ * chooses (the folder's URI).
  */
 
-/** Sent in `initialize` (initializationOptions): which folder this server serves and the settings to start with. */
-export interface InitializationOptions {
-  /** Absolute path of the workspace folder (the server's root). */
+/** One folder the process serves, and the settings to start it with. */
+export interface FolderInit {
+  /** The extension's key for this folder; every per-folder message carries it. */
+  readonly folderId: string;
+  /** Absolute path of the workspace folder (this folder's root). */
   readonly folder: string;
-  /** Human name of the folder, for log lines. */
+  /** Human name of the folder, for log lines and approval cards. */
   readonly folderName: string;
   /** The settings layer computed by the extension (user scope for loosening values; see vscodeSettings.ts). */
   readonly settings: SettingsLayer;
 }
 
-/** server → extension notification, after every start: where the MCP endpoint is and how to authenticate. */
+/** Sent in `initialize` (initializationOptions): the folders to serve from the start. */
+export interface InitializationOptions {
+  readonly folders: readonly FolderInit[];
+}
+
+/** Every per-folder message carries the folder's key. */
+export interface FolderRef {
+  readonly folderId: string;
+}
+
+/** extension → server notification: serve one more folder (a folder added to the window at run time). */
+export const ADD_FOLDER = 'guardedShell/addFolder';
+export type AddFolderParams = FolderInit;
+
+/**
+ * extension → server request: stop serving a folder. Answered once every command tree of that folder is killed,
+ * its endpoint closed and its audit log closed; the other folders are not touched.
+ */
+export const REMOVE_FOLDER = 'guardedShell/removeFolder';
+export type RemoveFolderParams = FolderRef;
+export interface RemoveFolderResult {
+  /** False when the process did not serve that folder. */
+  readonly removed: boolean;
+}
+
+/** server → extension notification, after every start of a folder: where its MCP endpoint is and how to authenticate. */
 export const READY = 'guardedShell/ready';
-export interface ReadyParams {
-  /** The Streamable HTTP endpoint, `http://127.0.0.1:<port>/mcp`. */
+export interface ReadyParams extends FolderRef {
+  /** The folder's Streamable HTTP endpoint, `http://127.0.0.1:<port>/mcp` (a port of its own). */
   readonly url: string;
   readonly port: number;
-  /** Fresh random bearer token of this start. */
+  /** Fresh random bearer token of this folder's start (never shared with another folder). */
   readonly token: string;
   readonly version: string;
   /** Sandbox in force ('none', 'bwrap', …). */
@@ -32,42 +64,46 @@ export interface ReadyParams {
   readonly warning?: string;
   /** The mode's label: `confirm`, or `readOnly+confirm` for a workspace's combination. */
   readonly mode: string;
-  /** Server process id (the status view shows it; tests kill it to prove the restart). */
+  /** Server process id (the same for every folder of the window; tests kill it to prove the restart). */
   readonly pid: number;
 }
 
-/** server → extension notification: the server could not start (bad settings, port); it keeps waiting for settings. */
+/** server → extension notification: a folder could not start (bad settings, missing folder); it waits for settings. */
 export const START_FAILED = 'guardedShell/startFailed';
-export interface StartFailedParams {
+export interface StartFailedParams extends FolderRef {
   readonly message: string;
 }
 
-/** extension → server notification: new settings; the server swaps its policy in whole, without restarting. */
+/** extension → server notification: new settings for one folder; it swaps its policy in whole, without restarting. */
 export const SETTINGS = 'guardedShell/settings';
-export interface SettingsParams {
+export interface SettingsParams extends FolderRef {
   readonly settings: SettingsLayer;
 }
 
 /** server → extension notification: a settings push was applied (the status bar shows mode and sandbox). */
 export const POLICY = 'guardedShell/policy';
-export interface PolicyParams {
+export interface PolicyParams extends FolderRef {
   readonly mode: string;
   readonly isolation: string;
   readonly warning?: string;
 }
 
-/** server → extension request: a person must decide. No answer in time, or no extension, means denied. */
+/** server → extension request: a person must decide for this folder. No answer in time, or no extension, means denied. */
 export const APPROVE = 'guardedShell/approve';
-export type ApproveParams = ApprovalRequest;
+export interface ApproveParams extends FolderRef {
+  readonly request: ApprovalRequest;
+}
 export type ApproveResult = ApprovalDecision;
 
-/** server → extension notification: one (already redacted) audit record. */
+/** server → extension notification: one (already redacted) audit record of one folder. */
 export const AUDIT = 'guardedShell/audit';
-export type AuditParams = AuditRecord;
+export interface AuditParams extends FolderRef {
+  readonly record: AuditRecord;
+}
 
 /** extension → server request: forget a session or 15-minute approval of this exact command line (approval panel). */
 export const REVOKE = 'guardedShell/revoke';
-export interface RevokeParams {
+export interface RevokeParams extends FolderRef {
   readonly key: string;
 }
 export interface RevokeResult {
@@ -75,8 +111,9 @@ export interface RevokeResult {
   readonly revoked: boolean;
 }
 
-/** extension → server request: the server's current state. */
+/** extension → server request: one folder's current state. */
 export const STATUS = 'guardedShell/status';
+export type StatusParams = FolderRef;
 export interface StatusResult {
   readonly url?: string;
   readonly mode: string;
@@ -87,7 +124,7 @@ export interface StatusResult {
   readonly queuedCommands: number;
   /** Approvals the server is waiting for. */
   readonly pendingApprovals: number;
-  /** How many settings pushes were applied (or rejected) since start: lets a caller wait for one to land. */
+  /** How many settings pushes were applied (or rejected) since the folder was added: lets a caller wait for one to land. */
   readonly settingsGeneration: number;
   /** The last settings push that could not be applied, and why (the previous policy stays in force). */
   readonly settingsError?: string;

@@ -22,7 +22,7 @@ const BASE: InspectedSettings = { mode: { globalValue: 'auto' }, isolation: { gl
 interface Effect {
   /** The user's (or workspace's) values for this case, on top of BASE. */
   readonly settings: InspectedSettings;
-  /** Applied at start (initializationOptions) instead of pushed: the extension restarts the server for these. */
+  /** Applied at start (initializationOptions) instead of pushed: a push of these restarts the folder. */
   readonly atStart?: boolean;
   readonly needsSandbox?: boolean;
   readonly env?: Record<string, string>;

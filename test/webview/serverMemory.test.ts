@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
 import type { ApprovalDecision, ApprovalOption, ApprovalRequest } from '../../src/core/approval';
-import { APPROVE, READY, REVOKE, type ReadyParams, type RevokeResult } from '../../src/shared/protocol';
+import { APPROVE, READY, REVOKE, type ApproveParams, type ReadyParams, type RevokeResult } from '../../src/shared/protocol';
 
 /**
  * What the approval panel's options do in the real server process (dist/server.js over Node IPC, as the
@@ -43,14 +43,14 @@ async function start(option: ApprovalOption): Promise<{ asked: ApprovalRequest[]
   const ready = new Promise<ReadyParams>((r) => (onReady = r));
   conn.onNotification(READY, (p: ReadyParams) => onReady(p));
   conn.onNotification(() => {});
-  conn.onRequest(APPROVE, (r: ApprovalRequest): ApprovalDecision => {
+  conn.onRequest(APPROVE, ({ request: r }: ApproveParams): ApprovalDecision => {
     asked.push(r);
     return { approved: true, by: 'user', option };
   });
   conn.listen();
   await conn.sendRequest('initialize', {
     processId: process.pid, rootUri: null, capabilities: {},
-    initializationOptions: { folder: root, folderName: 'ws', settings: { mode: 'confirm', isolation: 'none', allowCommands: ['echo'] } },
+    initializationOptions: { folders: [{ folderId: 'ws', folder: root, folderName: 'ws', settings: { mode: 'confirm', isolation: 'none', allowCommands: ['echo'] } }] },
   });
   await conn.sendNotification('initialized', {});
   const r = await ready;
@@ -74,8 +74,8 @@ describe('approval options in the server process', () => {
     expect(s.asked).toHaveLength(1); // not asked: remembered
     await s.call(['echo', 'hi', 'there']); // another command line is asked for
     expect(s.asked).toHaveLength(2);
-    expect(await s.rpc.sendRequest<RevokeResult>(REVOKE, { key: 'echo hi' })).toEqual({ revoked: true });
-    expect(await s.rpc.sendRequest<RevokeResult>(REVOKE, { key: 'echo hi' })).toEqual({ revoked: false });
+    expect(await s.rpc.sendRequest<RevokeResult>(REVOKE, { folderId: 'ws', key: 'echo hi' })).toEqual({ revoked: true });
+    expect(await s.rpc.sendRequest<RevokeResult>(REVOKE, { folderId: 'ws', key: 'echo hi' })).toEqual({ revoked: false });
     await s.call(['echo', 'hi']);
     expect(s.asked.map((r) => r.key)).toEqual(['echo hi', 'echo hi there', 'echo hi']);
   });
@@ -97,7 +97,7 @@ describe('approval options in the server process', () => {
   it('refuses a revocation without a key instead of guessing one', async () => {
     const s = await start('session');
     await s.call(['echo', 'a']);
-    expect(await s.rpc.sendRequest<RevokeResult>(REVOKE, {})).toEqual({ revoked: false });
+    expect(await s.rpc.sendRequest<RevokeResult>(REVOKE, { folderId: 'ws' })).toEqual({ revoked: false });
     await s.call(['echo', 'a']);
     expect(s.asked).toHaveLength(1);
   });

@@ -9,7 +9,8 @@ import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type Messa
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/approval';
 import type { SettingsLayer } from '../../../src/core/config/settings';
 import { pidsWithCmdline } from '../../helpers/procs';
-import { APPROVE, READY, SETTINGS, START_FAILED, STATUS, type ReadyParams, type StatusResult } from '../../../src/shared/protocol';
+import { waitFor } from '../../helpers/waitFor';
+import { APPROVE, READY, SETTINGS, START_FAILED, STATUS, type ApproveParams, type ReadyParams, type StatusResult } from '../../../src/shared/protocol';
 
 /**
  * The server process the extension runs (dist/server.js), driven over Node IPC exactly as vscode-languageclient
@@ -61,13 +62,13 @@ async function startHost(settings: SettingsLayer): Promise<Host> {
   rpc.onNotification(READY, (p: ReadyParams) => onReady(p));
   rpc.onNotification(START_FAILED, (p: { message: string }) => onFailed(p.message));
   rpc.onNotification(() => {}); // window/logMessage, audit
-  rpc.onRequest(APPROVE, (r: ApprovalRequest) => {
-    host.approvals.push(r);
-    return host.answer(r);
+  rpc.onRequest(APPROVE, (p: ApproveParams) => {
+    host.approvals.push(p.request);
+    return host.answer(p.request);
   });
   rpc.listen();
   hosts.push(host);
-  const init = await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { folder: root, folderName: 'ws', settings } });
+  const init = await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { folders: [{ folderId: 'ws', folder: root, folderName: 'ws', settings }] } });
   expect(init).toMatchObject({ capabilities: {} });
   await rpc.sendNotification('initialized', {});
   return host;
@@ -86,7 +87,7 @@ const text = (r: { content: Array<{ text?: string }> }) => r.content.map((c) => 
 
 async function settingsApplied(h: Host, before: number): Promise<StatusResult> {
   for (let i = 0; i < 100; i++) {
-    const st = await h.rpc.sendRequest<StatusResult>(STATUS);
+    const st = await h.rpc.sendRequest<StatusResult>(STATUS, { folderId: 'ws' });
     if (st.settingsGeneration > before) return st;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -96,15 +97,6 @@ async function settingsApplied(h: Host, before: number): Promise<StatusResult> {
 /** Pids of processes whose whole command line is exactly `argv`. */
 function pidsOf(argv: string[]): number[] {
   return pidsWithCmdline(argv);
-}
-async function waitFor<T>(what: string, f: () => T | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 const sleeps: string[][] = [];
 /** A sleep whose command line is unique, so the test finds exactly its own process. */
@@ -139,8 +131,8 @@ describe('the extension\'s server process (IPC)', () => {
   it('applies a settings push live: readOnly denies touch in the same session, without a restart', async () => {
     const h = await startHost(base);
     const client = await mcp(await h.ready);
-    const gen = (await h.rpc.sendRequest<StatusResult>(STATUS)).settingsGeneration;
-    await h.rpc.sendNotification(SETTINGS, { settings: { ...base, mode: 'readOnly' } });
+    const gen = (await h.rpc.sendRequest<StatusResult>(STATUS, { folderId: 'ws' })).settingsGeneration;
+    await h.rpc.sendNotification(SETTINGS, { folderId: 'ws', settings: { ...base, mode: 'readOnly' } });
     expect((await settingsApplied(h, gen)).mode).toBe('readOnly');
     const r = await run(client, ['touch', 'x']);
     expect(r.isError).toBe(true);
@@ -151,8 +143,8 @@ describe('the extension\'s server process (IPC)', () => {
   it('keeps the previous policy when a push is invalid, and says why', async () => {
     const h = await startHost({ ...base, mode: 'readOnly' });
     await h.ready;
-    const gen = (await h.rpc.sendRequest<StatusResult>(STATUS)).settingsGeneration;
-    await h.rpc.sendNotification(SETTINGS, { settings: { ...base, mode: 'auto', allowCommands: ['sh;rm'] } });
+    const gen = (await h.rpc.sendRequest<StatusResult>(STATUS, { folderId: 'ws' })).settingsGeneration;
+    await h.rpc.sendNotification(SETTINGS, { folderId: 'ws', settings: { ...base, mode: 'auto', allowCommands: ['sh;rm'] } });
     const st = await settingsApplied(h, gen);
     expect(st.mode).toBe('readOnly');
     expect(st.settingsError).toMatch(/allowCommands/);
@@ -201,11 +193,11 @@ describe('the extension\'s server process (IPC)', () => {
     const ready = new Promise<ReadyParams>((r) => rpc.onNotification(READY, r));
     rpc.onNotification(() => {});
     rpc.listen();
-    await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { folder: gone, folderName: 'gone', settings: base } });
+    await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { folders: [{ folderId: 'gone', folder: gone, folderName: 'gone', settings: base }] } });
     await rpc.sendNotification('initialized', {});
     expect(await failed).toMatch(/missing|exist|ENOENT/i);
     fs.mkdirSync(gone);
-    await rpc.sendNotification(SETTINGS, { settings: base });
+    await rpc.sendNotification(SETTINGS, { folderId: 'gone', settings: base });
     expect((await ready).url).toMatch(/^http:\/\/127\.0\.0\.1:/);
   });
 });

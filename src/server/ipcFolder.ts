@@ -1,0 +1,231 @@
+import { CancellationTokenSource, type CancellationToken } from 'vscode-languageserver/node';
+import type { ApprovalDecision, Approver, ApprovalRequest } from '../core/approval';
+import type { AuditSink } from '../core/audit';
+import { resolveSettings, type EffectiveSettings, type SettingsLayer } from '../core/config/settings';
+import type { SettingId } from '../core/config/registry';
+import { VSCODE_SETTING_IDS } from '../core/config/vscodeSettings';
+import { modeLabel } from '../core/modes';
+import {
+  AUDIT, POLICY, READY, START_FAILED,
+  type ApproveParams, type ApproveResult, type AuditParams, type FolderInit, type PolicyParams, type ReadyParams, type StartFailedParams, type StatusResult,
+} from '../shared/protocol';
+import { startStandalone, type StandaloneServer } from './standalone';
+import { unrunnableNote } from './tools/describe';
+
+/** Settings the extension may set: exactly the registry's VS Code settings. Transport, host, port and token are this process's choice, never pushed. */
+const PUSHABLE: readonly SettingId[] = VSCODE_SETTING_IDS;
+
+/** What the window's server process (ipcMain.ts) gives each folder: its one connection to the extension. */
+export interface IpcFolderHost {
+  readonly version: string;
+  /** An APPROVE request to the extension. */
+  ask(params: ApproveParams, token: CancellationToken): Promise<ApproveResult>;
+  notify(method: string, params: object): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+}
+
+/**
+ * One workspace folder served by the window's server process: its own policy (from its own pushed settings), its
+ * own executor (stopping the folder kills exactly its command trees), its own audit log and its own MCP endpoint
+ * on a port of its own with a fresh bearer token. Nothing here is shared with another folder except the process
+ * and its one sandbox probe.
+ */
+export class IpcFolder {
+  private layer: SettingsLayer;
+  private server: StandaloneServer | undefined;
+  private starting: Promise<void> | undefined;
+  /** The audit log file the running server has open: a change of it restarts this folder (the log is reopened). */
+  private auditLog: string | undefined;
+  private settingsGeneration = 0;
+  private settingsError: string | undefined;
+  private pendingApprovals = 0;
+  private stopped = false;
+  /** Settings pushes are applied one after the other, in the order they were sent. */
+  private settingsQueue: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly init: FolderInit,
+    private readonly host: IpcFolderHost,
+  ) {
+    this.layer = init.settings;
+  }
+
+  get id(): string {
+    return this.init.folderId;
+  }
+
+  /** Starts serving (the endpoint is announced with READY, a failure with START_FAILED). */
+  start(): Promise<void> {
+    return (this.starting ??= this.run().finally(() => (this.starting = undefined)));
+  }
+
+  /** Kills every command tree of this folder, closes its endpoint and its audit log. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.starting?.catch(() => {});
+    const s = this.server;
+    this.server = undefined;
+    await s?.close();
+  }
+
+  /** Queues a settings push; the generation counts it once applied or rejected. */
+  pushSettings(settings: SettingsLayer): void {
+    this.settingsQueue = this.settingsQueue.then(async () => {
+      try {
+        await this.starting?.catch(() => {});
+        await this.applySettings(settings);
+        this.settingsError = undefined;
+      } catch (e) {
+        this.settingsError = (e as Error).message;
+        this.log('error', `settings not applied, the previous policy stays in force: ${this.settingsError}`);
+      } finally {
+        this.settingsGeneration++;
+      }
+    });
+  }
+
+  revoke(key: string): boolean {
+    return !!key && (this.server?.ctx.memory.revoke(key) ?? false);
+  }
+
+  status(): StatusResult {
+    const ctx = this.server?.ctx;
+    return {
+      ...(this.server?.url && { url: this.server.url }),
+      mode: ctx ? modeLabel(ctx.policy.mode) : 'not running',
+      isolation: ctx?.isolation.kind ?? 'none',
+      ...(ctx && (ctx.isolation.denial || ctx.isolation.warning) ? { warning: ctx.isolation.denial ?? ctx.isolation.warning } : {}),
+      activeCommands: ctx?.executor.active ?? 0,
+      queuedCommands: ctx?.executor.queued ?? 0,
+      pendingApprovals: this.pendingApprovals,
+      settingsGeneration: this.settingsGeneration,
+      ...(this.settingsError && { settingsError: this.settingsError }),
+    };
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    this.host.log(level, `[${this.init.folderName}] ${message}`);
+  }
+
+  private effective(pushed: SettingsLayer): EffectiveSettings {
+    const own: SettingsLayer = {};
+    for (const k of PUSHABLE) if (pushed[k] !== undefined) (own as Record<string, unknown>)[k] = pushed[k];
+    // Last layer wins: the folder, loopback, a free port and (auth left unset) a fresh random token, always.
+    const folder = this.init.folder;
+    return resolveSettings([own, { cwd: folder, host: '127.0.0.1', port: 0, transport: 'http', quiet: true, corsOrigins: [] }], folder);
+  }
+
+  private async run(): Promise<void> {
+    const folderId = this.id;
+    try {
+      const settings = this.effective(this.layer);
+      // quiet: true, so nothing is written to the process's streams; the audit travels to the extension instead.
+      const server = await startStandalone(settings, this.host.version, { out: process.stdout, err: process.stderr }, { approver: this.approver(), auditSinks: [this.forwardAudit()] });
+      this.server = server;
+      this.auditLog = settings.server.auditLog;
+      await server.ctx.ready; // the sandbox probe ran during the start: the ready message reports its answer
+      if (this.stopped) {
+        this.server = undefined;
+        return void (await server.close());
+      }
+      const { ctx, url, token } = server;
+      if (!url || !token) throw new Error('the HTTP transport did not report its URL and token');
+      const ready: ReadyParams = {
+        folderId, url, port: Number(new URL(url).port), token, version: this.host.version, isolation: ctx.isolation.kind, mode: modeLabel(ctx.policy.mode), pid: process.pid,
+        ...(ctx.isolation.warning || ctx.isolation.denial ? { warning: ctx.isolation.denial ?? ctx.isolation.warning } : {}),
+      };
+      this.log('info', `serving ${ctx.policy.root} at ${url} (mode ${modeLabel(ctx.policy.mode)}, isolation ${ctx.isolation.kind})`);
+      if (ready.warning) this.log('warn', ready.warning);
+      const never = unrunnableNote(ctx.policy);
+      if (never) this.log('warn', never);
+      this.host.notify(READY, ready);
+    } catch (e) {
+      const message = (e as Error).message;
+      this.log('error', `could not start: ${message}`);
+      this.host.notify(START_FAILED, { folderId, message } satisfies StartFailedParams);
+    }
+  }
+
+  private async applySettings(pushed: SettingsLayer): Promise<void> {
+    this.layer = pushed;
+    if (this.stopped) return;
+    if (!this.server) {
+      // Not running (its start failed, e.g. on a bad setting): try again with the new settings.
+      return this.start();
+    }
+    const settings = this.effective(pushed);
+    if (settings.server.auditLog !== this.auditLog) {
+      // The audit log is opened once per start: reopen it by restarting this folder only (a new port and token).
+      this.log('info', 'the audit log path changed: restarting this folder to reopen it');
+      const old = this.server;
+      this.server = undefined;
+      await old.close();
+      if (!this.stopped) await this.start();
+      return;
+    }
+    const server = this.server;
+    server.ctx.setPolicy(settings.policy); // recomputes the sandbox too (readOnly makes the workspace read-only in it)
+    await server.ctx.ready; // a change during start-up: report the isolation once the probe has answered
+    if (this.server !== server) return; // stopped meanwhile
+    const isolation = server.ctx.isolation;
+    const mode = modeLabel(settings.policy.mode);
+    server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode, isolation: isolation.kind });
+    this.log('info', `settings applied: mode ${mode}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);
+    const never = unrunnableNote(settings.policy);
+    if (never) this.log('warn', never);
+    const warning = isolation.denial ?? isolation.warning;
+    this.host.notify(POLICY, { folderId: this.id, mode, isolation: isolation.kind, ...(warning && { warning }) } satisfies PolicyParams);
+  }
+
+  private forwardAudit(): AuditSink {
+    return { write: (record) => this.host.notify(AUDIT, { folderId: this.id, record } satisfies AuditParams) };
+  }
+
+  /** The approver: a request to the extension naming this folder, bounded by this folder's approval timeout. */
+  private approver(): Approver {
+    return {
+      kind: 'vscode',
+      approve: (request: ApprovalRequest, signal?: AbortSignal) =>
+        new Promise<ApprovalDecision>((resolve) => {
+          if (signal?.aborted) return resolve({ approved: false, by: 'withdrawn', reason: 'The request was cancelled before anyone decided.' });
+          const timeoutSeconds = this.server?.ctx.policy.approvalTimeoutSeconds ?? 300;
+          const cancel = new CancellationTokenSource();
+          this.pendingApprovals++;
+          let done = false;
+          const finish = (d: ApprovalDecision) => {
+            if (done) return;
+            done = true;
+            this.pendingApprovals--;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            cancel.dispose();
+            resolve(d);
+          };
+          // Timeout and withdrawal also cancel the JSON-RPC request, so the extension drops the question from its queue.
+          const timer = setTimeout(() => {
+            cancel.cancel();
+            finish({ approved: false, by: 'timeout', reason: `Nobody approved the request within ${timeoutSeconds} s.` });
+          }, timeoutSeconds * 1000);
+          const onAbort = () => {
+            cancel.cancel();
+            finish({ approved: false, by: 'withdrawn', reason: 'The request was cancelled before anyone decided.' });
+          };
+          signal?.addEventListener('abort', onAbort, { once: true });
+          this.host.ask({ folderId: this.id, request }, cancel.token).then(
+            (answer) => finish(checkedDecision(answer)),
+            (e: unknown) => finish({ approved: false, by: 'unavailable', reason: `VS Code could not be asked: ${(e as Error).message}` }),
+          );
+        }),
+    };
+  }
+}
+
+/** Only an explicit `approved: true` approves; anything malformed is a denial. */
+export function checkedDecision(answer: unknown): ApprovalDecision {
+  const a = (answer ?? {}) as Partial<ApprovalDecision>;
+  const reason = typeof a.reason === 'string' && a.reason ? a.reason : undefined;
+  const by = typeof a.by === 'string' && a.by ? a.by : 'user';
+  // Every option the approver may answer with; run.ts remembers session/timed/always ones (an unknown one counts as once).
+  const option = (['once', 'session', 'timed', 'always', 'all'] as const).find((o) => o === a.option);
+  return { approved: a.approved === true, by, ...(reason && { reason }), ...(option && { option }) };
+}

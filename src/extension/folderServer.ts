@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { ApprovalRequest } from '../core/approval';
@@ -8,7 +10,7 @@ import {
   APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
   type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StartFailedParams, type StatusResult,
 } from '../shared/protocol';
-import { REVOKE, type RevokeParams, type RevokeResult } from '../shared/protocol';
+import { REVOKE, UNDO, type RevokeParams, type RevokeResult, type UndoParams, type UndoResult } from '../shared/protocol';
 import { formatAudit } from './auditFormat';
 import type { ApprovalQueue } from './approval/queue';
 import { readFolderSettings } from './settings';
@@ -23,6 +25,8 @@ export interface FolderServerDeps {
   readonly onAudit?: (record: AuditRecord, folderName: string) => void;
   /** After every (re)start: a new server process remembers no session or 15-minute approvals. */
   readonly onReady?: (folderName: string) => void;
+  /** The extension's own storage folder for backups (`editBackup: storage`); each workspace folder gets a folder below it. */
+  readonly backupRoot?: string;
 }
 
 /** How long the client waits for the server to finish its cleanup (it kills every command tree) on stop. */
@@ -69,7 +73,10 @@ export class FolderServer implements vscode.Disposable {
       outputChannel: this.deps.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // A function, so a restarted server starts with the settings of that moment.
-      initializationOptions: (): InitializationOptions => ({ folder: this.folder.uri.fsPath, folderName: this.folder.name, settings: this.readSettings() }),
+      initializationOptions: (): InitializationOptions => ({
+        folder: this.folder.uri.fsPath, folderName: this.folder.name, settings: this.readSettings(),
+        ...(this.deps.backupRoot && { backupDir: backupDirFor(this.deps.backupRoot, this.folder.uri.fsPath) }),
+      }),
       connectionOptions: { maxRestartCount: 4 },
       initializationFailedHandler: (e) => {
         this.fail(`the server did not initialize: ${(e as Error)?.message ?? e}`);
@@ -153,6 +160,13 @@ export class FolderServer implements vscode.Disposable {
     return r.revoked;
   }
 
+  /** Undoes an earlier change of this folder's server from its kept backup (through the server's file pipeline). */
+  async undo(requestId: string): Promise<UndoResult> {
+    const client = this.client;
+    if (!client || !client.isRunning()) return { outcome: 'failed', message: `The server of "${this.name}" is not running.`, files: [] };
+    return client.sendRequest<UndoResult>(UNDO, { requestId } satisfies UndoParams);
+  }
+
   async status(): Promise<StatusResult | undefined> {
     const client = this.client;
     if (!client || !client.isRunning()) return undefined;
@@ -183,4 +197,9 @@ export class FolderServer implements vscode.Disposable {
     void this.stop();
     this.changed.dispose();
   }
+}
+
+/** One store per workspace folder, named by a hash of its path (the same folder finds its backups again after a restart). */
+export function backupDirFor(root: string, folderPath: string): string {
+  return path.join(root, createHash('sha256').update(folderPath).digest('hex').slice(0, 16));
 }

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { CancellationTokenSource, createConnection, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import type { ApprovalDecision, Approver, ApprovalRequest } from '../core/approval';
 import type { AuditSink } from '../core/audit';
@@ -9,7 +10,8 @@ import {
   APPROVE, AUDIT, POLICY, READY, SETTINGS, START_FAILED, STATUS,
   type ApproveResult, type InitializationOptions, type PolicyParams, type ReadyParams, type SettingsParams, type StatusResult,
 } from '../shared/protocol';
-import { REVOKE, type RevokeParams, type RevokeResult } from '../shared/protocol';
+import { REVOKE, UNDO, type RevokeParams, type RevokeResult, type UndoParams, type UndoResult } from '../shared/protocol';
+import { undoChange, UNDO_TOOL } from '../core/files/undo';
 import { startStandalone, type StandaloneServer } from './standalone';
 import { unrunnableNote } from './tools/describe';
 
@@ -139,7 +141,9 @@ async function start(): Promise<void> {
   try {
     const settings = effective(layer);
     // quiet: true, so nothing is written to these streams; the audit travels to the extension instead.
-    server = await startStandalone(settings, VERSION, { out: process.stdout, err: process.stderr }, { approver: vscodeApprover, auditSinks: [forwardAudit] });
+    server = await startStandalone(settings, VERSION, { out: process.stdout, err: process.stderr }, {
+      approver: vscodeApprover, auditSinks: [forwardAudit], ...(init!.backupDir && { backupDir: init!.backupDir }),
+    });
     await server.ctx.ready; // the sandbox probe ran during the start: the ready message reports its answer
     if (exiting) return void (await stopServer());
     const { ctx, url, token } = server;
@@ -186,7 +190,13 @@ connection.onInitialize((params) => {
   if (!o || typeof o.folder !== 'string' || !o.folder) {
     return new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions.folder (the workspace folder path) is required');
   }
-  init = { folder: o.folder, folderName: typeof o.folderName === 'string' ? o.folderName : o.folder, settings: o.settings ?? {} };
+  if (o.backupDir !== undefined && (typeof o.backupDir !== 'string' || !path.isAbsolute(o.backupDir))) {
+    return new ResponseError(ErrorCodes.InvalidParams, 'initializationOptions.backupDir must be an absolute path');
+  }
+  init = {
+    folder: o.folder, folderName: typeof o.folderName === 'string' ? o.folderName : o.folder, settings: o.settings ?? {},
+    ...(o.backupDir && { backupDir: o.backupDir }),
+  };
   layer = init.settings;
   return { capabilities: {}, serverInfo: { name: 'guarded-shell', version: VERSION } };
 });
@@ -213,6 +223,16 @@ connection.onNotification(SETTINGS, (params: SettingsParams) => {
 connection.onRequest(REVOKE, (params: RevokeParams): RevokeResult => {
   const key = typeof params?.key === 'string' ? params.key : '';
   return { revoked: !!key && (server?.ctx.memory.revoke(key) ?? false) };
+});
+
+connection.onRequest(UNDO, async (params: UndoParams): Promise<UndoResult> => {
+  const requestId = typeof params?.requestId === 'string' ? params.requestId : '';
+  const s = server;
+  if (!requestId || !s) return { outcome: 'failed', message: requestId ? 'The server is not running.' : 'No change was named.', files: [] };
+  await s.ctx.ready;
+  // The person asked for it in the history; the policy still decides, and the panel asks when the mode says so.
+  const r = await undoChange(s.ctx.fileDeps(() => s.ctx.defaultApprover), { tool: UNDO_TOOL }, { requestId });
+  return { outcome: r.outcome, message: r.message, files: r.files };
 });
 
 connection.onRequest(STATUS, (): StatusResult => {

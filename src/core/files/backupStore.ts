@@ -71,6 +71,20 @@ export class BackupStore {
   }
 
   /**
+   * True when the store would lie inside `root` (e.g. the home folder opened as the workspace): the agent's own
+   * tools could then read or rewrite the backups, so the store is not used there.
+   */
+  isInside(root: string): boolean {
+    let real = this.dir;
+    try {
+      real = fs.realpathSync(this.dir);
+    } catch {
+      /* not created yet: its path as given */
+    }
+    return [this.dir, real].some((p) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+  }
+
+  /**
    * Keeps one change. Returns false (nothing kept) when the entry alone is larger than the store may hold. Throws
    * when it cannot be written: the caller then writes nothing either (a change is never made without its backup).
    */

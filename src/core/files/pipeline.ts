@@ -91,7 +91,7 @@ export function runFileChange(deps: FileDeps, given: FileCall, plan: () => Plann
           },
         }),
         execute: async (gated) => {
-          const kept = policy.editBackup === 'storage' && planned.keep ? keepBackup(deps, call, planned.keep(preview)) : undefined;
+          const kept = policy.editBackup === 'storage' && planned.keep ? keepBackup(deps, call, policy.root, planned.keep(preview)) : undefined;
           let out: ApplyOutcome;
           try {
             out = await planned.apply(preview);
@@ -116,10 +116,13 @@ export function runFileChange(deps: FileDeps, given: FileCall, plan: () => Plann
  * `editBackup: storage`: keeps the files' previous bytes before anything is written; a store that cannot be written
  * fails the change (nothing is changed without its backup). An entry too large for the store is not kept.
  */
-function keepBackup(deps: FileDeps, call: FileCall & { requestId: string }, files: readonly KeptFile[]): { drop(): void } | undefined {
+function keepBackup(deps: FileDeps, call: FileCall & { requestId: string }, root: string, files: readonly KeptFile[]): { drop(): void } | undefined {
   if (files.length === 0) return undefined;
   const store = deps.backups?.();
   if (!store) throw new ToolError('IO_ERROR', 'editBackup is "storage" but this server has no backup store; nothing was written.', 'backup.no-store');
+  if (store.isInside(root)) {
+    throw new ToolError('IO_ERROR', `The backup store (${store.dir}) is inside the workspace, where the agent's tools could reach it; nothing was written. Set editBackup to numbered or none for this folder.`, 'backup.store-inside');
+  }
   if (!store.save(call.requestId, call.tool, files)) return undefined;
   return { drop: () => store.drop(call.requestId) };
 }

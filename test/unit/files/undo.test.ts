@@ -153,6 +153,15 @@ describe('Undo is a change on the guarded pipeline', () => {
     expect(fs.readFileSync(file('a.txt'))).toEqual(v2);
   });
 
+  it('a store inside the workspace (e.g. the home folder opened) is not used: the change is refused, nothing written', async () => {
+    fs.writeFileSync(file('a.txt'), TEXT);
+    store = new BackupStore(path.join(ws.root, '.local', 'state', 'backups'));
+    const r = await writeFileTool(storageDeps(), callOf('writeFile'), { file: 'a.txt', text: 'x' });
+    expect(r).toMatchObject({ outcome: 'failed', error: { code: 'IO_ERROR', rule: 'backup.store-inside' } });
+    expect(fs.readFileSync(file('a.txt'))).toEqual(TEXT);
+    expect(fs.readdirSync(ws.root)).toEqual(['a.txt']);
+  });
+
   it('a store that cannot be written fails the change: nothing is written without its backup', async () => {
     fs.writeFileSync(file('a.txt'), TEXT);
     fs.writeFileSync(path.join(ws.outside, 'blocked'), 'a file where the store folder should be');

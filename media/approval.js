@@ -166,7 +166,7 @@
     { option: 'always', approved: true, label: 'Always allow this exact command', key: 'L', className: 'secondary', action: 'always' },
   ];
 
-  const KIND_TEXT = { edit: 'Edit', write: 'Write', copy: 'Copy', move: 'Move', delete: 'Delete', mkdir: 'Create folder', rmdir: 'Remove folder' };
+  const KIND_TEXT = { edit: 'Edit', write: 'Write', copy: 'Copy', move: 'Move', delete: 'Delete', mkdir: 'Create folder', rmdir: 'Remove folder', undo: 'Undo' };
 
   /** One line of "what" for announcements and labels. */
   function summary(/** @type {any} */ c) {

@@ -72,6 +72,12 @@
     rows.addEventListener('click', (e) => {
       const b = /** @type {HTMLElement} */ (e.target).closest('button[data-diff]');
       if (b) ui.post({ type: 'openDiff', id: b.getAttribute('data-diff') });
+      // Undo asks the host for a new change (its own diff, maybe its own card): nothing is restored by this click alone.
+      const u = /** @type {HTMLElement} */ (e.target).closest('button[data-undo]');
+      if (u) {
+        ui.post({ type: 'undo', id: u.getAttribute('data-undo') });
+        ui.announce('Undo requested: its diff is shown before anything is restored.');
+      }
     });
     render();
   }
@@ -94,7 +100,10 @@
           el('td', { className: 'num', text: e.exitCode === undefined || e.exitCode === null ? '' : String(e.exitCode) }),
           el('td', { className: 'num', text: e.durationMs === undefined ? '' : formatMs(e.durationMs) }),
           el('td', { text: e.decidedBy ? e.decidedBy + (e.option && e.option !== 'once' ? ' (' + e.option + ')' : '') : '' }),
-          el('td', null, e.hasDiff ? el('button', { className: 'link', text: 'Open diff', attrs: { type: 'button' }, dataset: { diff: e.requestId } }) : null),
+          el('td', null,
+            e.hasDiff ? el('button', { className: 'link', text: 'Open diff', attrs: { type: 'button' }, dataset: { diff: e.requestId } }) : null,
+            e.canUndo ? el('button', { className: 'link', text: 'Undo', attrs: { type: 'button', 'aria-label': 'Undo ' + e.summary }, dataset: { undo: e.requestId } }) : null,
+          ),
         );
       }),
     );

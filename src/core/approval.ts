@@ -18,7 +18,8 @@ export interface ApprovalCommand {
   readonly isolation: string;
 }
 
-export type ChangeKind = 'edit' | 'write' | 'copy' | 'move' | 'delete' | 'mkdir' | 'rmdir';
+/** `undo`: restoring the kept previous content of an earlier change (src/core/files/undo.ts). */
+export type ChangeKind = 'edit' | 'write' | 'copy' | 'move' | 'delete' | 'mkdir' | 'rmdir' | 'undo';
 
 export interface ApprovalChange {
   readonly kind: ChangeKind;

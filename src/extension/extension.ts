@@ -26,6 +26,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
     extensionUri: context.extensionUri,
     log,
     revoke: async (folderName, key) => (await serverList?.all.find((s) => s.name === folderName)?.revoke(key)) ?? false,
+    undo: async (folderName, requestId) =>
+      (await serverList?.all.find((s) => s.name === folderName)?.undo(requestId)) ?? { outcome: 'failed', message: `No server for "${folderName}".`, files: [] },
     folders: () => serverList?.all.map((s) => s.name) ?? [],
   });
   const approvals = new ApprovalQueue(panel);
@@ -35,6 +37,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
     approvals,
     onAudit: (record, folderName) => panel.addAudit(record, folderName),
     onReady: (folderName) => panel.serverRestarted(folderName),
+    // Outside every workspace: previous contents never show up in the Explorer, and no tool can reach them.
+    backupRoot: vscode.Uri.joinPath(context.globalStorageUri, 'backups').fsPath,
   });
   const servers = manager;
   serverList = servers;

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeIgnored } from '../core/config/vscodeSettings';
 import {
-  REVOKE, SETTINGS, STATUS,
+  REVOKE, SETTINGS, STATUS, UNDO,
   type FolderInit, type PolicyParams, type ReadyParams, type RevokeParams, type RevokeResult, type SettingsParams, type StatusParams, type StatusResult,
+  type UndoParams, type UndoResult,
 } from '../shared/protocol';
 import { readFolderSettings } from './settings';
 import type { WindowProcess } from './windowProcess';
@@ -29,6 +32,8 @@ export class FolderServer implements vscode.Disposable {
     readonly folder: vscode.WorkspaceFolder,
     private readonly process: WindowProcess,
     private readonly log: vscode.LogOutputChannel,
+    /** The extension's own storage folder for backups (`editBackup: storage`), outside every workspace. */
+    private readonly backupRoot?: string,
   ) {}
 
   get name(): string {
@@ -42,7 +47,11 @@ export class FolderServer implements vscode.Disposable {
 
   /** What the server process needs to serve this folder, with the settings of this moment. */
   init(): FolderInit {
-    return { folderId: this.id, folder: this.folder.uri.fsPath, folderName: this.name, settings: this.readSettings() };
+    const folder = this.folder.uri.fsPath;
+    return {
+      folderId: this.id, folder, folderName: this.name, settings: this.readSettings(),
+      ...(this.backupRoot && { backupDir: backupDirFor(this.backupRoot, folder) }),
+    };
   }
 
   // ---- what the server process reports ----
@@ -87,6 +96,12 @@ export class FolderServer implements vscode.Disposable {
     return (await this.process.request<RevokeResult>(REVOKE, { folderId: this.id, key } satisfies RevokeParams)).revoked;
   }
 
+  /** Undoes an earlier change in this folder from its kept backup (through the server's file pipeline). */
+  async undo(requestId: string): Promise<UndoResult> {
+    if (!this.process.running) return { outcome: 'failed', message: `The server of "${this.name}" is not running.`, files: [] };
+    return this.process.request<UndoResult>(UNDO, { folderId: this.id, requestId } satisfies UndoParams);
+  }
+
   async status(): Promise<StatusResult | undefined> {
     if (!this.process.running || !this.ready) return undefined;
     return this.process.request<StatusResult>(STATUS, { folderId: this.id } satisfies StatusParams);
@@ -108,4 +123,9 @@ export class FolderServer implements vscode.Disposable {
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** One store per workspace folder, named by a hash of its path (the same folder finds its backups again after a restart). */
+export function backupDirFor(root: string, folderPath: string): string {
+  return path.join(root, createHash('sha256').update(folderPath).digest('hex').slice(0, 16));
 }

@@ -18,6 +18,8 @@ export interface WindowProcessDeps {
   readonly onAudit?: (record: AuditRecord, folderName: string) => void;
   /** After every (re)start of a folder: a new start remembers no session or 15-minute approvals. */
   readonly onReady?: (folderName: string) => void;
+  /** The extension's own storage folder for backups (`editBackup: storage`); each workspace folder gets a folder below it. */
+  readonly backupRoot?: string;
 }
 
 /** How long the client waits for the server to finish its cleanup (it kills every command tree) on stop. */

@@ -3,6 +3,8 @@ import { ApprovalMemory } from '../core/approvalMemory';
 import type { AuditLog } from '../core/audit';
 import type { CommandDeps } from '../core/commands/run';
 import type { Executor } from '../core/exec/types';
+import type { BackupStore } from '../core/files/backupStore';
+import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
 import type { Policy } from '../core/policy';
 
@@ -23,6 +25,8 @@ export class ServerContext {
    * then the isolation is PROBE_PENDING, which denies every command in any case.
    */
   ready: Promise<void> = Promise.resolve();
+  /** Where `editBackup: storage` keeps previous contents (outside the workspace; chosen by the host, never a setting). */
+  backups: BackupStore | undefined;
 
   constructor(
     policy: Policy,
@@ -51,6 +55,11 @@ export class ServerContext {
   onPolicyChange(listener: (p: Policy) => void): () => void {
     this.policyListeners.add(listener);
     return () => this.policyListeners.delete(listener);
+  }
+
+  /** The dependencies of the file pipeline, with the approver chosen for one session (or the host's, for an Undo). */
+  fileDeps(approver: () => Approver): FileDeps {
+    return { policy: () => this.currentPolicy, approver, audit: this.audit, backups: () => this.backups };
   }
 
   /** The dependencies of the command pipeline, with the approver chosen for one session. */

@@ -7,8 +7,9 @@ import { VSCODE_SETTING_IDS } from '../core/config/vscodeSettings';
 import { modeLabel } from '../core/modes';
 import {
   AUDIT, POLICY, READY, START_FAILED,
-  type ApproveParams, type ApproveResult, type AuditParams, type FolderInit, type PolicyParams, type ReadyParams, type StartFailedParams, type StatusResult,
+  type ApproveParams, type ApproveResult, type AuditParams, type FolderInit, type PolicyParams, type ReadyParams, type StartFailedParams, type StatusResult, type UndoResult,
 } from '../shared/protocol';
+import { undoChange, UNDO_TOOL } from '../core/files/undo';
 import { startStandalone, type StandaloneServer } from './standalone';
 import { unrunnableNote } from './tools/describe';
 
@@ -88,6 +89,15 @@ export class IpcFolder {
     return !!key && (this.server?.ctx.memory.revoke(key) ?? false);
   }
 
+  /** Undoes an earlier change of this folder from its kept backup; the policy still decides, the panel may ask. */
+  async undo(requestId: string): Promise<UndoResult> {
+    const s = this.server;
+    if (!s) return { outcome: 'failed', message: `"${this.init.folderName}" is not running.`, files: [] };
+    await s.ctx.ready;
+    const r = await undoChange(s.ctx.fileDeps(() => s.ctx.defaultApprover), { tool: UNDO_TOOL }, { requestId });
+    return { outcome: r.outcome, message: r.message, files: r.files };
+  }
+
   status(): StatusResult {
     const ctx = this.server?.ctx;
     return {
@@ -120,7 +130,9 @@ export class IpcFolder {
     try {
       const settings = this.effective(this.layer);
       // quiet: true, so nothing is written to the process's streams; the audit travels to the extension instead.
-      const server = await startStandalone(settings, this.host.version, { out: process.stdout, err: process.stderr }, { approver: this.approver(), auditSinks: [this.forwardAudit()] });
+      const server = await startStandalone(settings, this.host.version, { out: process.stdout, err: process.stderr }, {
+        approver: this.approver(), auditSinks: [this.forwardAudit()], ...(this.init.backupDir && { backupDir: this.init.backupDir }),
+      });
       this.server = server;
       this.auditLog = settings.server.auditLog;
       await server.ctx.ready; // the sandbox probe ran during the start: the ready message reports its answer

@@ -1,8 +1,9 @@
+import * as path from 'node:path';
 import { createConnection, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import {
-  ADD_FOLDER, APPROVE, REMOVE_FOLDER, REVOKE, SETTINGS, STATUS,
+  ADD_FOLDER, APPROVE, REMOVE_FOLDER, REVOKE, SETTINGS, STATUS, UNDO,
   type AddFolderParams, type ApproveResult, type FolderInit, type FolderRef, type InitializationOptions, type RemoveFolderResult,
-  type RevokeParams, type RevokeResult, type SettingsParams, type StatusResult,
+  type RevokeParams, type RevokeResult, type SettingsParams, type StatusResult, type UndoParams, type UndoResult,
 } from '../shared/protocol';
 import { IpcFolder, type IpcFolderHost } from './ipcFolder';
 
@@ -73,7 +74,11 @@ async function stopAll(): Promise<void> {
 function folderInit(o: Partial<FolderInit> | undefined): FolderInit | string {
   if (!o || typeof o.folderId !== 'string' || !o.folderId) return 'folderId (the extension\'s key for the folder) is required';
   if (typeof o.folder !== 'string' || !o.folder) return 'folder (the workspace folder path) is required';
-  return { folderId: o.folderId, folder: o.folder, folderName: typeof o.folderName === 'string' && o.folderName ? o.folderName : o.folder, settings: o.settings ?? {} };
+  if (o.backupDir !== undefined && (typeof o.backupDir !== 'string' || !path.isAbsolute(o.backupDir))) return 'backupDir must be an absolute path';
+  return {
+    folderId: o.folderId, folder: o.folder, folderName: typeof o.folderName === 'string' && o.folderName ? o.folderName : o.folder, settings: o.settings ?? {},
+    ...(o.backupDir && { backupDir: o.backupDir }),
+  };
 }
 
 /** Serves one more folder; a folder already served keeps running (its settings arrive with SETTINGS). */
@@ -128,6 +133,14 @@ connection.onNotification(SETTINGS, (params: SettingsParams) => {
 connection.onRequest(REVOKE, (params: RevokeParams): RevokeResult => ({
   revoked: folderOf(params)?.revoke(typeof params?.key === 'string' ? params.key : '') ?? false,
 }));
+
+connection.onRequest(UNDO, async (params: UndoParams): Promise<UndoResult> => {
+  const folder = folderOf(params);
+  const requestId = typeof params?.requestId === 'string' ? params.requestId : '';
+  if (!folder) return { outcome: 'failed', message: `This process does not serve the folder ${String(params?.folderId)}.`, files: [] };
+  if (!requestId) return { outcome: 'failed', message: 'No change was named.', files: [] };
+  return folder.undo(requestId);
+});
 
 connection.onRequest(STATUS, (params: FolderRef): StatusResult | ResponseError => {
   const folder = folderOf(params);

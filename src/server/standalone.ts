@@ -2,6 +2,7 @@ import { unavailableApprover, type Approver } from '../core/approval';
 import { AuditLog, fileSink, streamSink, type AuditSink } from '../core/audit';
 import type { EffectiveSettings } from '../core/config/settings';
 import { createExecutor } from '../core/exec/executor';
+import { BackupStore, defaultBackupDir } from '../core/files/backupStore';
 import { PROBE_PENDING } from '../core/isolationState';
 import { ServerContext } from './context';
 import { createServer } from './createServer';
@@ -28,6 +29,8 @@ export interface StandaloneHooks {
   readonly approver?: Approver;
   /** Extra audit sinks, attached before the first event. */
   readonly auditSinks?: readonly AuditSink[];
+  /** The folder of the backup store (`editBackup: storage`): VS Code's extension storage. Default: defaultBackupDir. */
+  readonly backupDir?: string;
 }
 
 /**
@@ -52,6 +55,7 @@ export async function startStandalone(
   // it. Until it answers the isolation denies every command, and every tool call waits for it (ctx.ready), so
   // nothing ever runs unsandboxed because the probe was not done. A probe that throws leaves commands denied.
   const ctx = new ServerContext(policy, executor, audit, PROBE_PENDING, hooks.approver ?? unavailableApprover, version);
+  ctx.backups = new BackupStore(hooks.backupDir ?? defaultBackupDir(policy.root));
   let closed = false;
   ctx.ready = probeOnce().then(
     (probe) => {

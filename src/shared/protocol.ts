@@ -22,6 +22,11 @@ export interface FolderInit {
   readonly folderName: string;
   /** The settings layer computed by the extension (user scope for loosening values; see vscodeSettings.ts). */
   readonly settings: SettingsLayer;
+  /**
+   * Absolute folder of the backup store (`editBackup: storage`): the extension's own storage for this folder,
+   * outside the workspace. Not a setting: a workspace cannot point it anywhere.
+   */
+  readonly backupDir?: string;
 }
 
 /** Sent in `initialize` (initializationOptions): the folders to serve from the start. */
@@ -128,4 +133,18 @@ export interface StatusResult {
   readonly settingsGeneration: number;
   /** The last settings push that could not be applied, and why (the previous policy stays in force). */
   readonly settingsError?: string;
+}
+
+/**
+ * extension → server request: undo one earlier change (its request id, from the history) by restoring the content
+ * kept in the backup store. It runs on the file pipeline like any change: the mode decides, the panel may ask.
+ */
+export const UNDO = 'guardedShell/undo';
+export interface UndoParams extends FolderRef {
+  readonly requestId: string;
+}
+export interface UndoResult {
+  readonly outcome: 'ok' | 'denied' | 'failed';
+  readonly message: string;
+  readonly files: readonly string[];
 }

@@ -88,6 +88,8 @@ export interface HistoryEntry {
   readonly reason?: string;
   /** True when the host still holds the change, so "Open diff" works. */
   readonly hasDiff: boolean;
+  /** True when the change's previous content is kept (editBackup: storage) and it was not undone yet: "Undo" works. */
+  readonly canUndo?: boolean;
 }
 
 export type RememberedKind = 'session' | 'timed' | 'always';
@@ -127,7 +129,9 @@ export type WebviewToHost =
    * moment later). The host approves only those ids whose request is of that kind.
    */
   | { readonly type: 'approveAll'; readonly kind: BatchKind; readonly ids: readonly string[] }
-  | { readonly type: 'revoke'; readonly folder: string; readonly key: string; readonly kind: RememberedKind };
+  | { readonly type: 'revoke'; readonly folder: string; readonly key: string; readonly kind: RememberedKind }
+  /** Undoes a history entry's change (by request id): a new change on the server's pipeline, which may ask in turn. */
+  | { readonly type: 'undo'; readonly id: string };
 
 /** What one batch approval may cover: commands, or file changes; never both, never a fetch. */
 export type BatchKind = 'commands' | 'changes';
@@ -168,6 +172,8 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
     case 'approveAll':
       if (!BATCH_KINDS.includes(o.kind as BatchKind) || !Array.isArray(o.ids) || !o.ids.every((id) => str(id, MAX_ID_LENGTH))) return undefined;
       return { type: 'approveAll', kind: o.kind as BatchKind, ids: o.ids as string[] };
+    case 'undo':
+      return str(o.id, MAX_ID_LENGTH) ? { type: 'undo', id: o.id } : undefined;
     case 'revoke':
       if (!str(o.folder, 1000) || !str(o.key, MAX_KEY_LENGTH) || !KINDS.includes(o.kind as RememberedKind)) return undefined;
       return { type: 'revoke', folder: o.folder, key: o.key, kind: o.kind as RememberedKind };

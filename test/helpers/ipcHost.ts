@@ -1,14 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/core/approval';
+import type { AuditRecord } from '../../src/core/audit';
 import type { SettingsLayer } from '../../src/core/config/registry';
 import {
-  ADD_FOLDER, APPROVE, READY, REMOVE_FOLDER, SETTINGS, START_FAILED, STATUS,
-  type ApproveParams, type FolderInit, type ReadyParams, type RemoveFolderResult, type StartFailedParams, type StatusResult,
+  ADD_FOLDER, APPROVE, AUDIT, READY, REMOVE_FOLDER, SETTINGS, START_FAILED, STATUS,
+  type ApproveParams, type AuditParams, type FolderInit, type ReadyParams, type RemoveFolderResult, type StartFailedParams, type StatusResult,
 } from '../../src/shared/protocol';
 
 /**
@@ -38,6 +41,8 @@ export interface IpcProcess {
   readonly exited: Promise<number | null>;
   /** Every approval request, with the folder that asked. */
   readonly approvals: ApproveParams[];
+  /** Every audit record the server sent (the AUDIT notification the approval panel's history is fed by), with its folder. */
+  readonly audits: AuditParams[];
   /** How approval requests are answered (default: denied by the user). */
   answer: (p: ApproveParams) => Promise<ApprovalDecision> | ApprovalDecision;
   folder(folderId: string): IpcFolderHandle;
@@ -50,6 +55,8 @@ export interface FolderSpec {
   readonly folderId: string;
   readonly folder: string;
   readonly settings: SettingsLayer;
+  /** The backup store folder handed over in the folder's init (the extension's storage; a temp folder in tests). */
+  readonly backupDir?: string;
 }
 
 export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJS.ProcessEnv = process.env): Promise<IpcProcess> {
@@ -74,9 +81,11 @@ export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJ
   };
   rpc.onNotification(READY, (p: ReadyParams) => settle(p.folderId, { ready: p }));
   rpc.onNotification(START_FAILED, (p: StartFailedParams) => settle(p.folderId, { error: new Error(`server could not start: ${p.message}`) }));
-  rpc.onNotification(() => {}); // log messages and audit events
+  const audits: AuditParams[] = [];
+  rpc.onNotification(AUDIT, (p: AuditParams) => void audits.push(p));
+  rpc.onNotification(() => {}); // log messages
   const proc = {
-    child, rpc, exited, approvals: [] as ApproveParams[],
+    child, rpc, exited, approvals: [] as ApproveParams[], audits,
     answer: (): ApprovalDecision => ({ approved: false, by: 'user', reason: 'test host denies' }),
   } as Partial<IpcProcess> & Pick<IpcProcess, 'approvals' | 'answer'>;
   rpc.onRequest(APPROVE, (p: ApproveParams) => {
@@ -107,7 +116,7 @@ export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJ
       throw new Error('the server did not apply the settings push');
     },
   });
-  const init = (f: FolderSpec): FolderInit => ({ folderId: f.folderId, folder: f.folder, folderName: path.basename(f.folder), settings: f.settings });
+  const init = (f: FolderSpec): FolderInit => ({ folderId: f.folderId, folder: f.folder, folderName: path.basename(f.folder), settings: f.settings, ...(f.backupDir && { backupDir: f.backupDir }) });
   await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { folders: folders.map(init) } });
   await rpc.sendNotification('initialized', {});
   return Object.assign(proc, {
@@ -138,6 +147,10 @@ export interface IpcHost {
   readonly ready: ReadyParams;
   readonly client: Client;
   readonly approvals: ApprovalRequest[];
+  /** Every audit record the server sent for the folder (what the approval panel's history is fed by). */
+  readonly audits: AuditRecord[];
+  /** The folder's backup store, handed over in its init (like the extension's globalStorageUri: outside the workspace). */
+  readonly backupDir: string;
   /** `notifications/tools/list_changed` the MCP client received. */
   readonly toolListChanges: number;
   /** How approval requests are answered (default: denied by the user). */
@@ -148,12 +161,17 @@ export interface IpcHost {
 }
 
 export async function startIpcHost(folder: string, settings: SettingsLayer, env: NodeJS.ProcessEnv = process.env): Promise<IpcHost> {
-  const proc = await startIpcProcess([{ folderId: 'ws', folder, settings }], env);
+  // Like the extension's globalStorageUri: outside the workspace, chosen by the host (never the home folder in tests).
+  const backupDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-ipc-backups-'));
+  const proc = await startIpcProcess([{ folderId: 'ws', folder, settings, backupDir }], env);
   const only = proc.folder('ws');
   const ready = await only.ready;
   const approvals: ApprovalRequest[] = [];
   const host = {
-    child: proc.child, rpc: proc.rpc, ready, approvals, toolListChanges: 0,
+    child: proc.child, rpc: proc.rpc, ready, approvals, backupDir, toolListChanges: 0,
+    get audits(): AuditRecord[] {
+      return proc.audits.map((a) => a.record);
+    },
     answer: (): ApprovalDecision => ({ approved: false, by: 'user', reason: 'test host denies' }),
   } as Omit<IpcHost, 'client' | 'push' | 'close'> & { answer: IpcHost['answer']; toolListChanges: number };
   proc.answer = (p) => {
@@ -167,6 +185,7 @@ export async function startIpcHost(folder: string, settings: SettingsLayer, env:
     close: async () => {
       await client.close().catch(() => {});
       await proc.close();
+      fs.rmSync(backupDir, { recursive: true, force: true });
     },
   });
 }

@@ -165,6 +165,20 @@ const EFFECTS: Record<string, Effect> = {
       expect(lines.some((l) => l.event === 'shell_execution_audit' && (l.argv as string[])?.[1] === 'audited')).toBe(true);
     },
   },
+  editBackup: {
+    // User scope: a cloned repository cannot switch backups off (its `none` is ignored); the user's choice holds.
+    settings: { editBackup: { globalValue: 'numbered', workspaceValue: 'none' } },
+    check: async (h, ws) => {
+      fs.writeFileSync(path.join(ws, 'kept.txt'), 'old\n');
+      const r = sc((await h.client.callTool({ name: 'writeFile', arguments: { file: 'kept.txt', text: 'new' } })) as Result);
+      expect(r.outcome).toBe('ok');
+      // writeFile keeps no .bkN (only edits do, as in cmdshellmcp); an edit does.
+      const e = sc((await h.client.callTool({ name: 'replaceInFile', arguments: { file: 'kept.txt', oldText: 'new', newText: 'newer' } })) as Result);
+      expect(e.backup).toBe('kept.txt.bk1');
+      expect(fs.readFileSync(path.join(ws, 'kept.txt.bk1'), 'utf8')).toBe('new\n');
+      expect(fs.readdirSync(h.backupDir)).toEqual([]);
+    },
+  },
   'sandbox.hiddenPaths': {
     // Bug: never reached the server process, so a hidden path stayed readable by sandboxed commands in VS Code.
     settings: { isolation: { globalValue: 'required' }, 'sandbox.hiddenPaths': { workspaceValue: ['private'] } },

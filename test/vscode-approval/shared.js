@@ -10,6 +10,10 @@ module.exports = {
   CLOSE_WORD: 'close-the-panel',
   REVOKED_REASON: 'asked again after the revocation',
   NOTES: 'notes.txt',
+  /** Undo from the history: a file that is not UTF-8, has CRLF line ends and no final newline, overwritten by writeFile. */
+  RAW: 'raw-bytes.txt',
+  RAW_BYTES: [0x63, 0x61, 0x66, 0xe9, 0x20, 0xff, 0x0d, 0x0a, 0x6c, 0x69, 0x6e, 0x65, 0x0d, 0x0a, 0x09, 0x6c, 0x61, 0x73, 0x74],
+  RAW_NEW: 'written by the agent',
   NOTES_BEFORE: 'alpha\nbeta\ngamma\ndelta\n',
   EDIT_SCRIPT: 's/beta/BETA (approved)/',
   NOTES_AFTER: 'alpha\nBETA (approved)\ngamma\ndelta\n',

@@ -118,6 +118,24 @@ exports.run = async function run() {
     assert(s3 && s3.outcome === 'denied' && s3.denial && s3.denial.message === shared.REVOKED_REASON, `the third call did not ask again: ${JSON.stringify(s3)}`);
   });
 
+  await scenario('backups stay out of the workspace; Undo in the history (its own card, approved) restores the previous bytes exactly', async () => {
+    // The approved editFile above kept its previous content in the extension's storage, not as notes.txt.bk1.
+    const backups = fs.readdirSync(ws).filter((n) => /\.bk\d+$/.test(n));
+    assert(backups.length === 0, `backup files in the workspace: ${backups.join(', ')}`);
+    const file = path.join(ws, shared.RAW);
+    const raw = Buffer.from(shared.RAW_BYTES);
+    fs.writeFileSync(file, raw);
+    const listing = fs.readdirSync(ws).sort().join(',');
+    const w = await call('writeFile', { file: shared.RAW, text: shared.RAW_NEW }); // the driver approves its card
+    assert(w.structuredContent && w.structuredContent.outcome === 'ok', `writeFile ${JSON.stringify(w.content)}`);
+    assert(fs.readFileSync(file, 'utf8') === `${shared.RAW_NEW}\n`, 'writeFile did not write');
+    assert(fs.readdirSync(ws).sort().join(',') === listing, `the approved change left a new file: ${fs.readdirSync(ws).join(', ')}`);
+    // The driver clicks Undo on the history row, checks the Undo card, approves it.
+    fs.writeFileSync(path.join(OUT, 'undo-now'), '');
+    await until('Undo to restore the previous bytes', () => Buffer.compare(fs.readFileSync(file), raw) === 0, 90000);
+    assert(fs.readdirSync(ws).sort().join(',') === listing, `Undo left a new file: ${fs.readdirSync(ws).join(', ')}`);
+  });
+
   // Tells the driver the calls are over (it then checks the history tab).
   fs.writeFileSync(path.join(OUT, 'suite-done'), '');
   await until('the driver to finish the history checks', () => fs.existsSync(path.join(OUT, 'ui-done')), 60000).catch(() => {});

@@ -120,6 +120,25 @@ async function playCards(page, check, say) {
     await click(again, 'Deny');
   });
 
+  await check('Undo in the history: its own card says what it restores; Approve restores the file', async () => {
+    const write = panel.locator('li.card:not([aria-disabled])', { hasText: shared.RAW });
+    await write.waitFor({ timeout: 60000 });
+    await click(write, 'Approve');
+    const go = path.join(OUT, 'undo-now');
+    for (let i = 0; i < 120 && !fs.existsSync(go); i++) await page.waitForTimeout(500);
+    if (!fs.existsSync(go)) throw new Error('the suite never asked for the Undo');
+    await panel.getByRole('tab', { name: 'History' }).click();
+    const undo = panel.getByRole('button', { name: `Undo ${shared.RAW}`, exact: true });
+    await undo.first().click({ timeout: 15000 });
+    // The Undo is a change like any other: in mode confirm it brings up its own card (the panel shows it at once).
+    const card = panel.locator('li.card:not([aria-disabled])', { hasText: /restored/ });
+    await card.waitFor({ timeout: 30000 });
+    const text = await card.innerText();
+    if (!text.includes(`Binary file ${shared.RAW}: 21 bytes now, ${shared.RAW_BYTES.length} bytes restored`)) throw new Error(`the Undo card does not say what it restores: ${text}`);
+    await page.screenshot({ path: path.join(OUT, 'undo-card.png') });
+    await click(card, 'Approve');
+  });
+
   await check('the history tab lists the requests with their outcomes and who decided', async () => {
     const done = path.join(OUT, 'suite-done');
     for (let i = 0; i < 240 && !fs.existsSync(done); i++) await page.waitForTimeout(500);

@@ -423,4 +423,16 @@ describe('approval panel in Chromium: history', () => {
       { type: 'revoke', folder: 'ws', key: 'echo <b>hi</b>', kind: 'session' },
     ]);
   });
+
+  it('offers Undo only on entries whose change can be undone, and its click asks the host (nothing else)', async () => {
+    panel = await openPanel(browser);
+    const undoable: HistoryEntry = { requestId: 'h9', folder: 'ws', time: '2026-01-02T03:04:09.000Z', tool: 'writeFile', summary: 'notes.txt', outcome: 'success', hasDiff: false, canUndo: true };
+    await panel.send({ type: 'history', entries: [undoable, ...entries], remembered: [] });
+    await panel.send({ type: 'focusTab', tab: 'history' });
+    await panel.page.waitForSelector('table.history tbody tr');
+    expect(await panel.page.getByRole('button', { name: /^Undo / }).count()).toBe(1);
+    await panel.take();
+    await panel.page.getByRole('button', { name: 'Undo notes.txt', exact: true }).click();
+    expect(await panel.take()).toEqual([{ type: 'undo', id: 'h9' }]);
+  });
 });

@@ -136,6 +136,30 @@ describe('history', () => {
     expect(h.change('e1')).toEqual({ folder: 'ws', files: ['a.txt'], proposed: 'new', original: 'old' });
   });
 
+  it('offers Undo for a change whose previous content was kept, until an Undo of it went through (VS Code panel only)', () => {
+    const at = (n: number) => new Date(n).toISOString();
+    const feed = (h: HistoryStore) => {
+      h.addAudit({ timestamp: at(1), event: 'file_audit', tool: 'writeFile', request_id: 'w1', result_type: 'success', files: ['a.txt'], undoable: true }, 'ws');
+      h.addAudit({ timestamp: at(2), event: 'file_audit', tool: 'editFile', request_id: 'e1', result_type: 'success', files: ['b.txt'] }, 'ws');
+    };
+    const panel = new HistoryStore(undefined, true);
+    feed(panel);
+    expect(panel.list().map((e) => [e.requestId, e.canUndo === true])).toEqual([['e1', false], ['w1', true]]);
+    // A denied Undo leaves it undoable; one that succeeded does not (the Undo itself can be undone in turn).
+    panel.addAudit({ timestamp: at(3), event: 'file_audit', tool: 'undo', request_id: 'u1', result_type: 'approval_denied', files: ['a.txt'], undoes: 'w1' }, 'ws');
+    expect(panel.list().find((e) => e.requestId === 'w1')!.canUndo).toBe(true);
+    panel.addAudit({ timestamp: at(4), event: 'file_audit', tool: 'undo', request_id: 'u2', result_type: 'success', files: ['a.txt'], undoes: 'w1', undoable: true }, 'ws');
+    expect(panel.list().map((e) => [e.requestId, e.canUndo === true])).toEqual([['u2', true], ['u1', false], ['e1', false], ['w1', false]]);
+    // The standalone page's history has no Undo (its host cannot undo).
+    const page = new HistoryStore();
+    feed(page);
+    expect(page.list().some((e) => e.canUndo)).toBe(false);
+    // And the page may only ask for an Undo by a well-formed id.
+    expect(parseWebviewMessage({ type: 'undo', id: 'w1' })).toEqual({ type: 'undo', id: 'w1' });
+    expect(parseWebviewMessage({ type: 'undo', id: '' })).toBeUndefined();
+    expect(parseWebviewMessage({ type: 'undo', id: 7 })).toBeUndefined();
+  });
+
   it('keeps only the newest entries', () => {
     const h = new HistoryStore(3);
     for (let i = 0; i < 5; i++) h.addAudit({ timestamp: new Date(i).toISOString(), event: 'fetch_audit', tool: 'fetch', request_id: `f${i}`, result_type: 'success', url: `https://e/${i}` }, 'ws');

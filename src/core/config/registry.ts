@@ -85,6 +85,9 @@ export interface SettingSpec {
   readonly vscode?: VscodeSetting;
 }
 
+/** What a file change keeps of the content it replaces (the `editBackup` setting). */
+export const EDIT_BACKUPS = ['numbered', 'storage', 'none'] as const;
+
 const USER_ONLY = 'Read from user settings only: a workspace cannot set it, so a cloned repository cannot loosen the policy.';
 const absolute = (v: string) => (v === '' || path.isAbsolute(v) ? undefined : 'must be an absolute path');
 const resolved = (v: string, f: { dir: string }) => path.resolve(f.dir, expandHome(v));
@@ -264,9 +267,20 @@ export const SETTINGS = {
     env: [{ name: 'MCP_SHELL_SAFE_PATH', empty: 'unset' }], config: [{ key: 'safePath' }],
   },
   editBackup: {
-    target: 'policy', schema: z.enum(['numbered', 'none']), default: 'numbered',
-    summary: 'what an edit keeps of the replaced content: the next numbered backup beside the file (file.bk1, file.bk2 …, cmdshellmcp\'s convention) or none',
-    cli: [{ name: '--edit-backup', arg: 'numbered|none' }], config: [{ key: 'editBackup' }],
+    target: 'policy', schema: z.enum(EDIT_BACKUPS), default: 'numbered',
+    summary: "what a file change keeps of the replaced content: the next numbered backup beside an edited file (file.bk1, file.bk2 …, cmdshellmcp's convention), the previous bytes of every change in a bounded store outside the workspace (storage: VS Code's extension storage, standalone $XDG_STATE_HOME/guarded-shell/backups), or none",
+    cli: [{ name: '--edit-backup', arg: EDIT_BACKUPS.join('|') }], config: [{ key: 'editBackup' }],
+    vscode: {
+      // User only: a cloned repository must not switch backups off, nor scatter .bkN files; where the store lives
+      // is not a setting at all (the extension hands its own storage folder to the server).
+      key: 'editBackup', scope: 'user', default: 'storage',
+      description: 'What a file change keeps of the content it replaces.',
+      enumDescriptions: [
+        "The next numbered backup beside an edited file (`notes.txt.bk1`, `.bk2` …), cmdshellmcp's convention (the standalone default).",
+        "The previous bytes of every file change (edits, writes, copies, moves, deletes) in the extension's storage, outside the workspace; the approval panel's history offers **Undo** for each (the default in VS Code).",
+        'Nothing: the file is replaced and no copy is kept.',
+      ],
+    },
   },
   editDeleteBackup: {
     target: 'policy', schema: z.boolean(), default: false, summary: 'delete the numbered backup after a successful edit',

@@ -96,9 +96,12 @@ export function settingsFromVscode(inspected: InspectedSettings): VscodeSettings
     if (user !== undefined) explicit.add(id);
 
     switch (v.scope) {
-      case 'user':
-        if (user !== undefined && user !== '') layer[id] = user;
+      case 'user': {
+        // Unset: VS Code's own default when it differs from the standalone one (editBackup: storage).
+        const value = user ?? ('default' in v ? v.default : undefined);
+        if (value !== undefined && value !== '') layer[id] = value;
         break;
+      }
       case 'union': {
         const all = [...((user as string[] | undefined) ?? []), ...workspace.flatMap((w) => w.value as string[])];
         if (all.length) layer[id] = [...new Set(all)];

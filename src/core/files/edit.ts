@@ -20,7 +20,9 @@ export type TextTransform = (original: string, signal?: AbortSignal) => string |
  * 5. atomically replace the file (temp + rename in the checked folder), keeping its permission bits but never
  *    setuid/setgid;
  * 6. with `editDeleteBackup`, remove the backup.
- * With `editBackup: none` steps 4 and 6 are skipped: the file is replaced and nothing else is written.
+ * With `editBackup: none` steps 4 and 6 are skipped: the file is replaced and nothing else is written. With
+ * `editBackup: storage` they are skipped too, and the previous bytes go to the store outside the workspace first
+ * (pipeline.ts keepBackup).
  * A failure before step 4 leaves no backup; a failure in step 5 keeps the backup for recovery.
  */
 export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transform: TextTransform): Promise<FileResult> {
@@ -46,6 +48,7 @@ export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transf
         const diff = unifiedDiff(target.relative, original, proposed);
         return { diff, original, proposed, unchanged: proposed === original };
       },
+      keep: () => [{ file: target.relative, before: seen.bytes, mode: seen.mode, after: Buffer.from(proposed, 'utf8') }],
       apply: (preview) => {
         const diff = preview.diff!;
         if (proposed === original) {
@@ -62,7 +65,10 @@ export function runTextEdit(deps: FileDeps, call: FileCall, file: string, transf
           if (err.rule === 'write.changed-meanwhile') throw new ToolError('IO_ERROR', `"${target.relative}" changed after the diff was made; nothing was written. Run the edit again.`, 'edit.changed-meanwhile');
           throw e;
         }
-        if (!keepBackup) return { message: `${what} "${target.relative}" (${newBytes.length} bytes); no backup (editBackup: none).`, diff, changed: true, bytes: newBytes.length };
+        if (!keepBackup) {
+          const note = policy.editBackup === 'none' ? '; no backup (editBackup: none)' : '';
+          return { message: `${what} "${target.relative}" (${newBytes.length} bytes)${note}.`, diff, changed: true, bytes: newBytes.length };
+        }
         const backup = path.posix.join(path.posix.dirname(target.relative), written.backup!);
         let backupDeleted = false;
         let note = `backup "${backup}"`;

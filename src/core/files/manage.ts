@@ -9,7 +9,8 @@ import { unifiedDiff } from './diffText';
 import { metaOf, mkdirAt, moveAt, planChangeable, readRegular, removeAt, writeAt, type Expect, type Seen, type SeenMeta } from './fdops';
 import { isLinkAsGiven, locateExisting, locateFile } from './locate';
 import { runFileChange, type ChangePreview } from './pipeline';
-import { tryDecodeText } from './text';
+import type { KeptFile } from './backupStore';
+import { MAX_TEXT_FILE_BYTES, tryDecodeText } from './text';
 import type { FileCall, FileDeps, FileResult } from './types';
 
 /**
@@ -30,6 +31,22 @@ function look(g: PathGuard, real: string, what: string): Look {
   if (meta.size > PREVIEW_BYTES) return { meta };
   const { seen } = readRegular(g, real, { decided: true, what });
   return { seen, text: tryDecodeText(seen.bytes) };
+}
+
+/** A file's bytes for the backup store: what the preview read, or read now; undefined when too large to keep. */
+function bytesFor(g: PathGuard, real: string, l: Look | undefined, what: string): Buffer | undefined {
+  if (l && 'seen' in l) return l.seen.bytes;
+  if (l && l.meta.size > MAX_TEXT_FILE_BYTES) return undefined;
+  return readRegular(g, real, { decided: true, what, maxBytes: MAX_TEXT_FILE_BYTES }).bytes;
+}
+
+/** Every file's before/after for the store, or nothing (no Undo) when one of them is too large to keep. */
+function keepAll(files: readonly (KeptFile | undefined)[]): readonly KeptFile[] {
+  return files.every((f) => f !== undefined) ? (files as KeptFile[]) : [];
+}
+
+function modeOf(l: Look): number {
+  return 'seen' in l ? l.seen.mode : l.meta.mode;
 }
 
 function expectOf(l: Look): Expect {
@@ -83,6 +100,11 @@ export function copyFileTool(deps: FileDeps, call: FileCall, input: { source: st
         if (proposed === undefined || original === undefined) return {};
         return { diff: unifiedDiff(dest.relative, original, proposed, { created: !replaces }), proposed, ...(replaces && { original }) };
       },
+      keep: () => {
+        const after = bytesFor(g, src.real, srcLook, 'source');
+        const before = destLook ? bytesFor(g, dest.real, destLook, 'destination') : null;
+        return keepAll([after && before !== undefined ? { file: dest.relative, before, ...(destLook && { mode: modeOf(destLook) }), after } : undefined]);
+      },
       apply: (preview) => {
         // The source is opened by descriptor and must still be what the preview saw; its bytes are copied
         // from that descriptor, so a source swapped for a link to a hidden file afterwards is never read.
@@ -119,6 +141,14 @@ export function moveRenameFileTool(deps: FileDeps, call: FileCall, input: { sour
       // The source disappears and the destination appears: both must be changeable.
       targets: [src, dest],
       files: [src.relative, dest.relative],
+      keep: () => {
+        const moved = bytesFor(g, src.real, { meta: srcMeta }, 'source');
+        const replaced = destMeta ? bytesFor(g, dest.real, { meta: destMeta }, 'destination') : null;
+        return keepAll([
+          moved && { file: src.relative, before: moved, mode: srcMeta.mode, after: null },
+          moved && replaced !== undefined ? { file: dest.relative, before: replaced, ...(destMeta && { mode: destMeta.mode }), after: moved } : undefined,
+        ]);
+      },
       apply: () => {
         moveAt(g, src.real, dest.real, { overwrite: replaces, expectSrcId: srcMeta.id, ...(destMeta && { expectDestId: destMeta.id }) });
         return { message: `Moved "${src.relative}" to "${dest.relative}"${replaces ? ' (replacing it)' : ''}.`, changed: true, bytes: srcMeta.size };
@@ -143,6 +173,10 @@ export function deleteFileTool(deps: FileDeps, call: FileCall, input: { file: st
         l = look(g, target.real, 'file');
         if (!('seen' in l) || l.text === undefined) return {};
         return { diff: unifiedDiff(target.relative, l.text, '', { deleted: true }), original: l.text, proposed: '' };
+      },
+      keep: () => {
+        const before = bytesFor(g, target.real, l, 'file');
+        return keepAll([before && { file: target.relative, before, mode: modeOf(l), after: null }]);
       },
       apply: (preview) => {
         const id = 'seen' in l ? l.seen.id : l.meta.id;

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { ApprovalRequest, ChangeKind } from '../approval';
+import { ToolError } from '../errors';
+import type { KeptFile } from './backupStore';
 import type { ResolvedPath } from '../paths/confine';
 import { problemOf, runGuarded, type Denial } from '../pipeline';
 import { checkProtectedTargets } from './decide';
@@ -29,9 +32,16 @@ export interface PlannedChange {
   readonly targets: readonly ResolvedPath[];
   /** Relative paths for the approver, the result and the audit. */
   readonly files: readonly string[];
+  /** More fields of every audit event of this change (never contents), e.g. which change an Undo reverts. */
+  readonly audit?: Record<string, unknown>;
   /** Computes the new content; runs only after the verdict allowed or asked (a denied change costs nothing). */
   readonly preview?: () => ChangePreview | Promise<ChangePreview>;
   readonly apply: (preview: ChangePreview) => ApplyOutcome | Promise<ApplyOutcome>;
+  /**
+   * Each file's bytes before and after, once approved and before apply(): with `editBackup: storage` they are
+   * kept outside the workspace first (no backup, no change), so the history can undo the change.
+   */
+  readonly keep?: (preview: ChangePreview) => readonly KeptFile[];
 }
 
 const audited = (r: FileResult) => ({
@@ -40,12 +50,15 @@ const audited = (r: FileResult) => ({
   ...(r.truncated !== undefined && { truncated: r.truncated }),
   ...(r.changed !== undefined && { changed: r.changed }),
   ...(r.backup !== undefined && { backup: r.backup, backup_deleted: r.backupDeleted === true }),
+  ...(r.undoable && { undoable: true }),
   ...(r.error && { error_code: r.error.code, error_message: r.error.message, ...(r.error.rule && { rule: r.error.rule }) }),
 });
 
-export function runFileChange(deps: FileDeps, call: FileCall, plan: () => PlannedChange | Promise<PlannedChange>): Promise<FileResult> {
+export function runFileChange(deps: FileDeps, given: FileCall, plan: () => PlannedChange | Promise<PlannedChange>): Promise<FileResult> {
   let files: readonly string[] = [];
   let preview: ChangePreview = {};
+  // The request id names the change's backup (and its Undo), so it is fixed here rather than in runGuarded.
+  const call = { ...given, requestId: given.requestId ?? randomUUID() };
   return runGuarded<FileResult>(deps, call, {
     event: 'file_audit',
     audited,
@@ -58,7 +71,7 @@ export function runFileChange(deps: FileDeps, call: FileCall, plan: () => Planne
         actions: ['fileChange'],
         checks: checkProtectedTargets(planned.targets, policy),
         what: 'this change',
-        subject: { files },
+        subject: { files, ...planned.audit },
         preview: async () => {
           if (planned.preview) preview = await planned.preview();
           return { skipApproval: preview.unchanged === true };
@@ -77,10 +90,41 @@ export function runFileChange(deps: FileDeps, call: FileCall, plan: () => Planne
             ...(preview.original !== undefined && { original: preview.original }),
           },
         }),
-        execute: async (gated) => ({ outcome: 'ok', files, ...(await planned.apply(preview)), ...(gated.approvedBy && { approvedBy: gated.approvedBy }) }),
+        execute: async (gated) => {
+          const kept = policy.editBackup === 'storage' && planned.keep ? keepBackup(deps, call, policy.root, planned.keep(preview)) : undefined;
+          let out: ApplyOutcome;
+          try {
+            out = await planned.apply(preview);
+          } catch (e) {
+            kept?.drop();
+            throw e;
+          }
+          if (out.changed === false) kept?.drop();
+          const undoable = kept !== undefined && out.changed !== false;
+          return {
+            outcome: 'ok', files, ...out,
+            ...(undoable && { undoable, message: `${out.message} The previous content is kept outside the workspace.` }),
+            ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
+          };
+        },
       };
     },
   });
+}
+
+/**
+ * `editBackup: storage`: keeps the files' previous bytes before anything is written; a store that cannot be written
+ * fails the change (nothing is changed without its backup). An entry too large for the store is not kept.
+ */
+function keepBackup(deps: FileDeps, call: FileCall & { requestId: string }, root: string, files: readonly KeptFile[]): { drop(): void } | undefined {
+  if (files.length === 0) return undefined;
+  const store = deps.backups?.();
+  if (!store) throw new ToolError('IO_ERROR', 'editBackup is "storage" but this server has no backup store; nothing was written.', 'backup.no-store');
+  if (store.isInside(root)) {
+    throw new ToolError('IO_ERROR', `The backup store (${store.dir}) is inside the workspace, where the agent's tools could reach it; nothing was written. Set editBackup to numbered or none for this folder.`, 'backup.store-inside');
+  }
+  if (!store.save(call.requestId, call.tool, files)) return undefined;
+  return { drop: () => store.drop(call.requestId) };
 }
 
 /** Reads: the mode table allows them in every mode; confinement (inside `run`) is their rule; every read is audited (paths and sizes, never contents). */

@@ -1,7 +1,16 @@
 import type { ErrorCode } from '../errors';
 
-/** What the file and fetch pipelines need, and one call: the guarded pipeline's own shapes. */
-export type { GuardedDeps as FileDeps, GuardedCall as FileCall } from '../pipeline';
+import type { GuardedDeps } from '../pipeline';
+import type { BackupStore } from './backupStore';
+
+/** One call: the guarded pipeline's own shape. */
+export type { GuardedCall as FileCall } from '../pipeline';
+
+/** What the file pipeline needs: the guarded pipeline's dependencies, and where `editBackup: storage` keeps backups. */
+export interface FileDeps extends GuardedDeps {
+  /** The store outside the workspace (set by the host: VS Code's extension storage, or the standalone default). */
+  readonly backups?: () => BackupStore | undefined;
+}
 
 export type FileOutcome = 'ok' | 'denied' | 'failed';
 
@@ -25,6 +34,8 @@ export interface FileResult {
   /** Relative path of the numbered backup of the old content. */
   readonly backup?: string;
   readonly backupDeleted?: boolean;
+  /** The previous content was kept outside the workspace (editBackup: storage): the change can be undone. */
+  readonly undoable?: boolean;
   readonly approvedBy?: string;
   readonly denial?: { readonly code: ErrorCode; readonly message: string; readonly rule: string };
   readonly error?: { readonly code: ErrorCode; readonly message: string; readonly rule?: string };

@@ -69,6 +69,7 @@ export function writeFileTool(deps: FileDeps, call: FileCall, input: WriteFileIn
         const diff = unifiedDiff(target.relative, oldText, proposed, { created: !existing });
         return { diff, proposed, ...(existing && { original: oldText }) };
       },
+      keep: () => [{ file: target.relative, before: seen?.bytes ?? null, ...(seen && { mode: seen.mode }), after: newBytes }],
       apply: (preview) => {
         writeAt(g, target.real, newBytes, {
           what: 'file',

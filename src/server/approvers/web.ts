@@ -100,6 +100,8 @@ export class WebApprover implements Approver {
       }
       case 'openDiff':
         return false; // no diff editor outside VS Code: the card shows the diff itself
+      case 'undo':
+        return false; // Undo is offered in VS Code's panel (this page's history never shows the button)
     }
   }
 

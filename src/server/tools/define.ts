@@ -42,7 +42,7 @@ export const CHANGES = { readOnlyHint: false, destructiveHint: true, idempotentH
  * under 10 KB, test/integration/agentResults.test.ts). The long form is in the server instructions.
  */
 export const CHECKED = 'Workspace paths only (not .git or protected files); may need approval.';
-export const TRANSACTION = 'Shows a diff first (may need approval), keeps the old file as file.bkN (unless --edit-backup none), replaces atomically; nothing is written if it fails.';
+export const TRANSACTION = 'Shows a diff first (may need approval), keeps the old content (per --edit-backup: file.bkN, a store outside the workspace, or none), replaces atomically; nothing is written if it fails.';
 
 /** A file tool: its core function on the file pipeline, and which part of the result the agent reads. */
 export function fileTool<S extends z.ZodRawShape>(

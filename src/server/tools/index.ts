@@ -43,7 +43,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   let warned = false;
   const env: ToolEnv = {
     commands: ctx.commandDeps(approver),
-    files: { policy: () => ctx.policy, approver, audit: ctx.audit },
+    files: ctx.fileDeps(approver),
     warnOnce: (warning) => {
       if (!warning || warned) return undefined;
       warned = true;

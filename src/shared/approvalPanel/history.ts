@@ -29,7 +29,11 @@ export class HistoryStore {
   private readonly entries = new Map<string, Mutable>();
   private readonly changes = new Map<string, KeptChange>();
 
-  constructor(private readonly limit = HISTORY_LIMIT) {}
+  constructor(
+    private readonly limit = HISTORY_LIMIT,
+    /** The host can undo a kept change (VS Code's panel); elsewhere no entry offers Undo. */
+    private readonly offersUndo = false,
+  ) {}
 
   /** Newest first, as the page lists them. */
   list(): HistoryEntry[] {
@@ -54,6 +58,12 @@ export class HistoryStore {
       return;
     }
     e.outcome = outcomeOf(r.result_type);
+    if (this.offersUndo && r.event === 'file_audit' && e.outcome === 'success') {
+      if (r.undoable === true) e.canUndo = true;
+      // An Undo that went through: the change it reverted has nothing left to undo (the Undo itself can be undone).
+      const undone = typeof r.undoes === 'string' ? this.entries.get(r.undoes) : undefined;
+      if (undone) undone.canUndo = false;
+    }
     if (typeof r.return_code === 'number' || r.return_code === null) e.exitCode = r.return_code as number | null;
     if (typeof r.duration === 'number') e.durationMs = Math.round(r.duration * 1000);
     if (typeof r.approved_by === 'string' && !e.decidedBy) e.decidedBy = r.approved_by;

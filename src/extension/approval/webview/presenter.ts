@@ -8,6 +8,7 @@ import { batchKindOf, parseWebviewMessage, type HostToWebview, type RememberedKi
 import type { ApprovalPresenter } from '../types';
 import { HistoryStore, RememberedList } from '../../../shared/approvalPanel/history';
 import { panelHtml } from '../../../shared/approvalPanel/html';
+import type { UndoResult } from '../../../shared/protocol';
 import { ProposedContentProvider } from './proposedContent';
 import { optionsFor, toCard } from '../../../shared/approvalPanel/viewModel';
 
@@ -22,6 +23,8 @@ export interface WebviewPresenterOptions {
   readonly revoke?: (folder: string, key: string) => Promise<boolean>;
   /** Every folder's name whose server may remember a key (an "always" revocation clears it in each). */
   readonly folders?: () => readonly string[];
+  /** Asks a folder's server to undo one earlier change (its request id) from the kept backup. */
+  readonly undo?: (folder: string, requestId: string) => Promise<UndoResult>;
 }
 
 interface Pending {
@@ -40,7 +43,7 @@ interface Pending {
  */
 export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Disposable {
   /** Tells the queue to present every request at once instead of one after another. */
-  readonly history = new HistoryStore();
+  readonly history = new HistoryStore(undefined, true);
   readonly remembered = new RememberedList();
   private panel: vscode.WebviewPanel | undefined;
   private pageReady = false;
@@ -73,6 +76,8 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
       this.pending.set(id, { request, folder: folderName, since: Date.now(), resolve, cancel });
       this.showPanel();
       this.postCards();
+      // The person just clicked Undo in the history: bring its card (the diff of what Undo restores) to the front.
+      if (request.change?.kind === 'undo') this.post({ type: 'focusTab', tab: 'pending' });
     });
   }
 
@@ -212,6 +217,9 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
       case 'revoke':
         await this.revoke(m.folder, m.key, m.kind);
         return;
+      case 'undo':
+        await this.undo(m.id);
+        return;
     }
   }
 
@@ -262,6 +270,17 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
     this.remembered.revoke(folder, key, kind);
     this.options.log?.info(`approval revoked (${kind}${folder ? `, ${folder}` : ''}): ${key}`);
     this.postHistory();
+  }
+
+  /** Undo from the history: only an entry the history offers it for; the server's pipeline decides the rest. */
+  private async undo(requestId: string): Promise<void> {
+    const entry = this.history.list().find((e) => e.requestId === requestId);
+    if (!entry?.canUndo) return;
+    if (!this.options.undo) throw new Error('undoing needs the server connection, which is not available');
+    const r = await this.options.undo(entry.folder, requestId);
+    this.options.log?.info(`undo of ${requestId} (${entry.folder}): ${r.outcome}: ${r.message}`);
+    if (r.outcome === 'ok') void vscode.window.showInformationMessage(`Guarded Shell: ${r.message}`);
+    else void vscode.window.showWarningMessage(`Guarded Shell: Undo ${r.outcome === 'denied' ? 'was not done' : 'failed'}: ${r.message}`);
   }
 
   private async openDiff(id: string): Promise<void> {

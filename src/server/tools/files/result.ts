@@ -22,6 +22,8 @@ export const fileOutputShape = {
   changed: z.boolean().optional(),
   backup: z.string().optional(),
   backupDeleted: z.boolean().optional(),
+  /** editBackup storage: the previous content was kept outside the workspace (VS Code's history can undo it). */
+  undoable: z.boolean().optional(),
   approvedBy: z.string().optional(),
   denial: z.object(problem).optional(),
   error: z.object(problem).optional(),

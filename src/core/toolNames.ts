@@ -1,10 +1,10 @@
 /**
  * Every tool the server can offer, exactly as the origins spell them (mcp-shell-server's `shell_execute`,
- * cmdshellmcp's `cmdshell` and file tools, plus `replaceInFile`). `disableTools` is checked against this list; the
+ * cmdshellmcp's `cmdshell` and file tools, plus `replaceInFile` and `shell_readonly`). `disableTools` is checked against this list; the
  * tool registry in src/server/tools is tested to register exactly these.
  */
 export const TOOL_NAMES = [
-  'shell_execute', 'cmdshell', 'readFile', 'listFiles', 'writeFile', 'copyFile', 'moveRenameFile', 'deleteFile',
+  'shell_execute', 'shell_readonly', 'cmdshell', 'readFile', 'listFiles', 'writeFile', 'copyFile', 'moveRenameFile', 'deleteFile',
   'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -19,6 +19,8 @@ export type ToolName = (typeof TOOL_NAMES)[number];
  * newer tool can still be disabled on its own.
  */
 export const TOOL_COVERS: Readonly<Partial<Record<ToolName, readonly ToolName[]>>> = {
+  // mcp-shell-server's configurations that turn its one command tool off expect no shell at all.
+  shell_execute: ['shell_readonly'],
   writeFile: ['copyFile', 'moveRenameFile', 'deleteFile', 'mkdir', 'rmdir'],
   editFile: ['replaceInFile'],
 };

@@ -16,6 +16,9 @@ import { createTestApi, type GuardedShellTestApi } from './testApi';
 let manager: ServerManager | undefined;
 const MCP_API_NOTICE_KEY = 'guardedShell.mcpApiMissingNoticeShown';
 
+/** globalState key: the person dismissed the panel's explanation of VS Code's own confirmation. */
+const DOUBLE_PROMPT_NOTICE = 'guardedShell.doublePromptNoticeDismissed';
+
 export async function activate(context: vscode.ExtensionContext): Promise<GuardedShellTestApi | undefined> {
   const log = vscode.window.createOutputChannel('Guarded Shell', { log: true });
   // The approval panel: every pending request as a card; history from the servers' audit events.
@@ -25,6 +28,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
     log,
     revoke: async (folderName, key) => (await serverList?.all.find((s) => s.name === folderName)?.revoke(key)) ?? false,
     folders: () => serverList?.all.map((s) => s.name) ?? [],
+    // Shown until dismissed once, on this machine (not per workspace: it is about VS Code's own setting).
+    notice: { dismissed: () => context.globalState.get(DOUBLE_PROMPT_NOTICE) === true, dismiss: () => context.globalState.update(DOUBLE_PROMPT_NOTICE, true) },
   });
   const approvals = new ApprovalQueue(panel);
   manager = new ServerManager({

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { unavailableApprover } from '../../src/core/approval';
+import { unavailableApprover, type ApprovalRequest, type Approver } from '../../src/core/approval';
 import { AuditLog } from '../../src/core/audit';
 import { createExecutor } from '../../src/core/exec/executor';
 import { NO_ISOLATION } from '../../src/core/isolationState';
@@ -53,6 +53,39 @@ describe('annotations follow a policy change in an open session', () => {
     expect(await hintsOf(client, 'cmdshell')).toEqual({ readOnlyHint: true, openWorldHint: true });
     ctx.setPolicy(parsePolicy({ root, mode: 'confirmChanges', allowCommands: ['ls'] } as never));
     expect(await hintsOf(client, 'shell_execute')).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+  });
+});
+
+describe('an approval request names the calling client and the hint it was given', () => {
+  let root: string;
+  let server: RunningHttpServer;
+  let client: Client;
+  const asked: ApprovalRequest[] = [];
+  // Records what it is asked and says no: the request itself is what the VS Code panel decides its notice from.
+  const recorder: Approver = { kind: 'recorder', approve: async (r) => (asked.push(r), { approved: false, by: 'recorder', reason: 'recorded' }) };
+
+  beforeAll(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-client-')));
+    const ctx = new ServerContext(parsePolicy({ root, mode: 'confirm', allowCommands: ['ls', 'touch'] } as never), createExecutor({ concurrency: 1 }), new AuditLog(), NO_ISOLATION, recorder, 'test');
+    server = await startHttpServer(() => createServer(ctx), { host: '127.0.0.1', port: 0, token: TOKEN, corsOrigins: [], transport: 'http' });
+    client = await httpClient(server.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('shell_execute: the client was not told it only reads (VS Code asked first); shell_readonly: it was', async () => {
+    await client.callTool({ name: 'shell_execute', arguments: { command: ['touch', 'x'] } });
+    await client.callTool({ name: 'shell_readonly', arguments: { command: ['ls'] } });
+    await client.callTool({ name: 'writeFile', arguments: { file: 'y', text: 'y' } });
+    expect(asked.map((r) => [r.tool, r.client])).toEqual([
+      ['shell_execute', { name: 'guarded-shell-test', readOnlyHint: false }],
+      ['shell_readonly', { name: 'guarded-shell-test', readOnlyHint: true }],
+      ['writeFile', { name: 'guarded-shell-test', readOnlyHint: false }],
+    ]);
+    expect(fs.existsSync(path.join(root, 'x')) || fs.existsSync(path.join(root, 'y'))).toBe(false);
   });
 });
 

@@ -100,6 +100,8 @@ export class WebApprover implements Approver {
       }
       case 'openDiff':
         return false; // no diff editor outside VS Code: the card shows the diff itself
+      case 'dismissNotice':
+        return false; // the double-prompt notice is VS Code's only: this page never shows it
     }
   }
 

@@ -71,7 +71,10 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
       { title: def.title, description, inputSchema: toolSchemas(def).input, annotations },
       async (args: unknown, extra: Parameters<ToolDef['run']>[2]) => {
         await ctx.ready; // the sandbox probe's answer, before any tool does anything (see ServerContext.ready)
-        return def.run(args as never, env, extra);
+        // Who calls, and whether it was told this tool only reads (then it asked nobody itself): for the approver.
+        const name = server.server.getClientVersion()?.name;
+        const client = name ? { name, readOnlyHint: hintsAt(def.annotations, hintContext(ctx, ctx.policy)).readOnlyHint } : undefined;
+        return def.run(args as never, env, client ? { ...extra, client } : extra);
       },
     );
     // The SDK marks every tool `execution: {taskSupport: "forbidden"}`, which is MCP's default when absent: 40

@@ -10,6 +10,7 @@ import { HistoryStore, RememberedList } from '../../../shared/approvalPanel/hist
 import { panelHtml } from '../../../shared/approvalPanel/html';
 import { ProposedContentProvider } from './proposedContent';
 import { optionsFor, toCard } from '../../../shared/approvalPanel/viewModel';
+import { doublePromptNotice } from '../../../shared/approvalPanel/doublePrompt';
 
 const SECTION = 'guardedShell';
 const AUTO_APPROVE = 'autoApprove';
@@ -22,6 +23,8 @@ export interface WebviewPresenterOptions {
   readonly revoke?: (folder: string, key: string) => Promise<boolean>;
   /** Every folder's name whose server may remember a key (an "always" revocation clears it in each). */
   readonly folders?: () => readonly string[];
+  /** The one-time double-prompt explanation: whether the person dismissed it (extension globalState), and how to remember that. */
+  readonly notice?: { readonly dismissed: () => boolean; readonly dismiss: () => Thenable<void> };
 }
 
 interface Pending {
@@ -142,7 +145,8 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   private postCards(): void {
     const cards = [...this.pending.entries()].map(([id, p]) => ({ ...toCard(p.request, p.folder, p.since), id }));
     if (this.panel) this.panel.title = cards.length ? `Guarded Shell: ${cards.length} pending` : 'Guarded Shell: Approvals';
-    this.post({ type: 'show', cards });
+    const notice = this.options.notice && doublePromptNotice(this.pending.values(), vscode.env.appName, this.options.notice.dismissed());
+    this.post({ type: 'show', cards, ...(notice && { notice }) });
   }
 
   private scheduleHistory(): void {
@@ -211,6 +215,10 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
         return;
       case 'revoke':
         await this.revoke(m.folder, m.key, m.kind);
+        return;
+      case 'dismissNotice':
+        await this.options.notice?.dismiss();
+        this.postCards();
         return;
     }
   }

@@ -1,11 +1,9 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/core/approval';
 import { doublePromptNotice } from '../../src/shared/approvalPanel/doublePrompt';
 import { toCard } from '../../src/shared/approvalPanel/viewModel';
 import { parseWebviewMessage } from '../../src/shared/webviewProtocol';
-import { requires } from '../helpers/needs';
-import { launch, openPanel, type PanelPage } from './harness';
+import { panelBrowser } from './panelBrowser';
 
 // The page's global, for the callback that runs inside Chromium (the project compiles without the DOM lib).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -57,23 +55,7 @@ describe('when the panel explains the double prompt', () => {
   });
 });
 
-let browser: Browser;
-let panel: PanelPage | undefined;
-const hasChromium = requires('chromium');
-beforeAll(async () => {
-  if (!hasChromium) return;
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  if (panel) {
-    expect(await panel.violations()).toEqual([]);
-    await panel.close();
-    panel = undefined;
-  }
-});
+const pages = panelBrowser();
 
 describe('the double-prompt notice in the panel page (Chromium)', () => {
   const own = request('c1', 'shell_execute', { name: APP, readOnlyHint: false });
@@ -81,7 +63,7 @@ describe('the double-prompt notice in the panel page (Chromium)', () => {
   const notice = doublePromptNotice([{ request: own, folder: 'proj' }], APP, false)!;
 
   it('shows how to make the panel the only gate, above the cards, and "Got it" asks the host to remember it', async () => {
-    panel = await openPanel(browser);
+    const panel = await pages.open();
     await panel.send({ type: 'show', cards, notice });
     await panel.page.waitForSelector('#notice:not([hidden])');
     const text = await panel.page.textContent('#notice');
@@ -104,7 +86,7 @@ describe('the double-prompt notice in the panel page (Chromium)', () => {
   });
 
   it('is not shown when the host sends none, and goes when the card it explained is decided', async () => {
-    panel = await openPanel(browser);
+    const panel = await pages.open();
     await panel.send({ type: 'show', cards });
     await panel.page.waitForSelector('li.card');
     expect(await panel.page.isHidden('#notice')).toBe(true);

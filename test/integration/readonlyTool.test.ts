@@ -43,6 +43,8 @@ describe('shell_readonly', () => {
     const ro = tools.find((t) => t.name === 'shell_readonly')!;
     expect(ro.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     expect(ro.description).toContain('use shell_execute');
+    // The agent is told once (the session's instructions) to look around with it.
+    expect(client.getInstructions()).toContain('prefer shell_readonly');
     // Without a sandbox a command can reach the network: shell_execute says so.
     expect(tools.find((t) => t.name === 'shell_execute')!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
   });

@@ -80,7 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   }
 
   // Tests (and only tests/development) get a handle on the servers: it holds the bearer tokens.
-  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item);
+  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item, panel);
 }
 
 export async function deactivate(): Promise<void> {

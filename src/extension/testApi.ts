@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { StatusResult } from '../shared/protocol';
+import type { DoublePromptNotice } from '../shared/webviewProtocol';
 import { definitionLabel } from './mcpProvider';
 import type { ServerManager } from './serverManager';
 
@@ -11,6 +12,8 @@ export interface GuardedShellTestApi {
   onDidChange: vscode.Event<void>;
   /** What the status bar item shows. */
   statusBar(): { text: string; warning: boolean };
+  /** The double-prompt note the approval panel was last told to show (undefined: none). */
+  approvalNotice(): DoublePromptNotice | undefined;
 }
 
 export interface ServerSnapshot {
@@ -23,7 +26,7 @@ export interface ServerSnapshot {
   readonly version: string;
 }
 
-export function createTestApi(manager: ServerManager, statusItem: vscode.StatusBarItem): GuardedShellTestApi {
+export function createTestApi(manager: ServerManager, statusItem: vscode.StatusBarItem, panel: { readonly notice: DoublePromptNotice | undefined }): GuardedShellTestApi {
   return {
     servers: () =>
       manager.all.map((s) => ({
@@ -36,5 +39,6 @@ export function createTestApi(manager: ServerManager, statusItem: vscode.StatusB
     status: (folder) => manager.forFolder(folder)?.status() ?? Promise.resolve(undefined),
     onDidChange: manager.onDidChange,
     statusBar: () => ({ text: statusItem.text, warning: statusItem.backgroundColor !== undefined }),
+    approvalNotice: () => panel.notice,
   };
 }

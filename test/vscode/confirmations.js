@@ -34,6 +34,12 @@ const EXPECTED = {
   fetch: 0, // readOnlyHint (it changes nothing here); its results are reviewed in a chat (openWorldHint)
 };
 
+/** The approval panel's tab once it shows exactly one pending card. */
+function pendingTab(what) {
+  return until(`the approval panel for ${what}`, () =>
+    vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => /Guarded Shell: 1 pending/.test(t.label)), 30000, 250);
+}
+
 function lmText(res) {
   return res.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : JSON.stringify(p))).join('');
 }
@@ -41,7 +47,7 @@ function lmText(res) {
 async function countConfirmations({ scenario, say, api, folder, config, settingsLanded, startViaVscode, connect, current }) {
   const ws = folder.uri.fsPath;
   const OUT = process.env.E2E_OUT;
-  await scenario('VS Code\'s own confirmation per action kind in confirmChanges: none for read-only tools, one for the rest', async () => {
+  await scenario('VS Code\'s own confirmation per action kind in confirmChanges: none for read-only tools, one for the rest; the panel explains the double prompt', async () => {
     fs.writeFileSync(path.join(ws, 'confirm-probe.txt'), 'probe\n');
     const gen = (await api.status(folder.uri)).settingsGeneration;
     await config().update('mode', 'confirmChanges', vscode.ConfigurationTarget.Global);
@@ -68,8 +74,11 @@ async function countConfirmations({ scenario, say, api, folder, config, settings
           .then(lmText, (e) => `error: ${e && e.message}`);
         if (k.card) {
           // Guarded Shell's own question: its panel shows the card; closing the panel denies (nothing runs).
-          const tab = await until(`the approval panel for ${k.tool}`, () =>
-            vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => /Guarded Shell: 1 pending/.test(t.label)), 30000, 250);
+          const tab = await pendingTab(k.tool);
+          // VS Code asked first for this call (its own client, a tool not annotated read-only): the panel explains,
+          // once, how to make it the only gate.
+          const notice = api.approvalNotice();
+          assert(notice && notice.app === vscode.env.appName && notice.servers.join() === `Guarded Shell: ${folder.name}`, `no double-prompt note for ${k.tool}: ${JSON.stringify(notice)}`);
           await vscode.window.tabGroups.close(tab);
         }
         const text = await pending;
@@ -81,6 +90,14 @@ async function countConfirmations({ scenario, say, api, folder, config, settings
           assert(/"outcome":"ok"/.test(text) && /"approvalMs":0/.test(text) && !/approvedBy/.test(text), `${k.tool} did not run at once: ${text.slice(0, 300)}`);
         }
       }
+      // A card for another client's call (VS Code did not ask for it): no note.
+      const sdk = await connect(current());
+      const fromSdk = sdk.callTool({ name: 'shell_execute', arguments: { command: ['touch', 'confirm-sdk'] } }).catch((e) => e);
+      const tab = await pendingTab('the SDK client\'s touch');
+      assert(api.approvalNotice() === undefined, `a note for another client's call: ${JSON.stringify(api.approvalNotice())}`);
+      await vscode.window.tabGroups.close(tab);
+      await fromSdk;
+      await sdk.close();
       fs.writeFileSync(path.join(OUT, 'confirmations.json'), JSON.stringify({ mode: 'confirmChanges', isolation: 'none', counts, annotations: listed }, null, 2));
       say(`VS Code confirmations per kind: ${JSON.stringify(counts)}`);
       const wrong = Object.entries(EXPECTED).filter(([kind, n]) => counts[kind] !== n);

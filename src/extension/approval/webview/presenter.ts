@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalRequest } from '../../../core/approval';
 import type { AuditRecord } from '../../../core/audit';
-import { batchKindOf, parseWebviewMessage, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
+import { batchKindOf, parseWebviewMessage, type DoublePromptNotice, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
 import type { ApprovalPresenter } from '../types';
 import { HistoryStore, RememberedList } from '../../../shared/approvalPanel/history';
 import { panelHtml } from '../../../shared/approvalPanel/html';
@@ -51,6 +51,8 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   private readonly proposed = new ProposedContentProvider();
   private readonly disposables: vscode.Disposable[] = [this.proposed];
   private historyTimer: NodeJS.Timeout | undefined;
+  /** The double-prompt note last sent to the page (for the extension's own tests). */
+  notice: DoublePromptNotice | undefined;
 
   constructor(private readonly options: WebviewPresenterOptions) {
     this.loadAlways();
@@ -146,6 +148,7 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
     const cards = [...this.pending.entries()].map(([id, p]) => ({ ...toCard(p.request, p.folder, p.since), id }));
     if (this.panel) this.panel.title = cards.length ? `Guarded Shell: ${cards.length} pending` : 'Guarded Shell: Approvals';
     const notice = this.options.notice && doublePromptNotice(this.pending.values(), vscode.env.appName, this.options.notice.dismissed());
+    this.notice = notice;
     this.post({ type: 'show', cards, ...(notice && { notice }) });
   }
 

@@ -541,6 +541,41 @@
 
   // -------------------------------------------------------------------------------------------------- messages
 
+  // ------------------------------------------------------------------------------------- double-prompt notice
+
+  /**
+   * VS Code asked before a call that now has a card here too: explain once how to let this panel be the only gate
+   * (the host decides when, approvalPanel/doublePrompt.ts, and remembers "Got it").
+   * @param {import('../src/shared/webviewProtocol').DoublePromptNotice | undefined} n
+   */
+  function renderNotice(n) {
+    const box = $('notice');
+    if (!n || typeof n.app !== 'string' || !Array.isArray(n.servers)) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    if (!box.hidden) return; // already shown: keep the person's place (and focus) in it
+    const names = n.servers.map((s) => '“Always Allow Tools from ' + s + '”').join(' or ');
+    const gotIt = el('button', { className: 'secondary', text: 'Got it', attrs: { type: 'button', id: 'notice-dismiss' } });
+    gotIt.addEventListener('click', () => {
+      box.hidden = true;
+      box.replaceChildren();
+      post({ type: 'dismissNotice' });
+    });
+    box.replaceChildren(
+      el('h2', { className: 'batch-title', text: n.app + ' asked you first', attrs: { id: 'notice-title' } }),
+      el('p', { className: 'why', text: 'You confirmed this call in ' + n.app + '’s own dialog, and Guarded Shell asks again here. ' +
+        'To make this panel the only gate, choose ' + names + ' from the menu beside Allow in ' + n.app + '’s confirmation ' +
+        '(older versions: “Always Allow” for each tool). Guarded Shell still asks here for everything its mode asks ' +
+        '(in mode auto: nothing); read-only tools such as shell_readonly and readFile never needed either. ' +
+        'To undo it: the command “Chat: Manage Tool Approval”.' }),
+      el('div', { className: 'buttons' }, gotIt),
+    );
+    box.hidden = false;
+    announce(n.app + ' asked you first: see the note above the cards.');
+  }
+
   /** @type {any} */
   const history = /** @type {any} */ (window).GuardedShellHistory;
   if (history) history.mount($('panel-history'), { post, announce, el, ltr, vscode });
@@ -551,6 +586,7 @@
     switch (m.type) {
       case 'show':
         if (Array.isArray(m.cards)) sync(m.cards);
+        renderNotice(m.notice);
         break;
       case 'withdraw':
         if (typeof m.id === 'string' && shown.has(m.id)) {

@@ -3,6 +3,8 @@ import { SETTING_IDS, SETTINGS, scopeText, type CliFlag, type ConfigKey, type En
 import { VSCODE_SETTING_IDS, vscodeDefault } from '../src/core/config/vscodeSettings';
 import { ACTION_TEXT, ACTIONS, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS } from '../src/core/modes';
 import { TOOLS } from '../src/server/tools';
+import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
+import type { Policy } from '../src/core/policy';
 
 /**
  * Everything generated from the settings registry, the mode table and the tool registry: package.json's
@@ -54,7 +56,7 @@ export function tables(): Record<string, string> {
     'vscode-settings': table(['Setting', 'Meaning', 'Default', 'Workspace rule'], vscode),
     modes: table(['The agent wants to …', ...MODES.map(code)], ACTIONS.map((a) => [ACTION_TEXT[a], ...MODES.map((m) => MODE_TABLE[m][a])])),
     network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
-    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), t.annotations.readOnlyHint ? 'yes' : 'no', t.title, notOfferedWhen(t.actions)])),
+    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
   };
 }
 
@@ -62,6 +64,12 @@ function parameters(shape: z.ZodRawShape): string {
   const json = z.toJSONSchema(z.object(shape), { io: 'input' }) as { properties?: object; required?: string[] };
   const required = new Set(json.required ?? []);
   return Object.keys(json.properties ?? {}).map((p) => code(required.has(p) ? p : `${p}?`)).join(', ');
+}
+
+/** `yes`, `no`, or the modes in which the tool's readOnlyHint is true (a command tool's hints follow the mode). */
+function readOnlyColumn(hints: ToolHints): string {
+  const modes = MODES.filter((mode) => hintsAt(hints, { policy: { mode, network: 'fetch' } as Policy, isolation: 'sandboxed' }).readOnlyHint);
+  return modes.length === MODES.length ? 'yes' : modes.length ? `in mode ${modes.map(code).join(', ')}` : 'no';
 }
 
 function notOfferedWhen(actions: readonly string[]): string {

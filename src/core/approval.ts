@@ -43,6 +43,17 @@ export interface ApprovalRequest {
   readonly fetch?: { readonly url: string };
   /** Exact command line used for "always allow" / session approvals (argv joined by spaces). */
   readonly key: string;
+  /** Who made the call, when the transport knows (the VS Code panel explains a double prompt with it). */
+  readonly client?: CallingClient;
+}
+
+/**
+ * The MCP client that made a call: its clientInfo name, and whether the tool was annotated read-only when it was
+ * called (a client such as VS Code then asks nobody itself; otherwise it may already have asked the person).
+ */
+export interface CallingClient {
+  readonly name: string;
+  readonly readOnlyHint: boolean;
 }
 
 export type ApprovalOption = 'once' | 'session' | 'timed' | 'always' | 'all';

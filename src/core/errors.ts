@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'PATH_PROTECTED' // a path inside the root that is protected (.git internals, own config, audit log)
   | 'PATH_NOT_FOUND'
   | 'MODE_READ_ONLY' // the mode forbids this change
+  | 'NOT_READ_ONLY' // shell_readonly: the command is not known to be read-only (or writes through a redirect)
   | 'APPROVAL_UNAVAILABLE' // approval needed but no approver can ask anyone
   | 'APPROVAL_DENIED' // a person (or the approval timeout) said no
   | 'ISOLATION_UNAVAILABLE' // isolation required but no sandbox can run here

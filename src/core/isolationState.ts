@@ -1,4 +1,5 @@
 import type { ExecStage } from './exec/types';
+import type { IsolationOutcome } from './modes';
 
 /**
  * What the command pipeline needs to know about isolation at the moment of a call: which sandbox wraps each
@@ -27,3 +28,14 @@ export const NO_ISOLATION: IsolationState = { kind: 'none' };
  * did not wait for the probe could never run one unsandboxed (the server waits for the probe before every call).
  */
 export const PROBE_PENDING: IsolationState = { kind: 'pending', denial: 'The sandbox probe has not answered yet; try again in a moment.' };
+
+/**
+ * What happens to a command under this state, in the terms of modes.ts ISOLATION_TABLE; undefined while the probe
+ * has not answered (nobody knows yet).
+ */
+export function isolationOutcomeOf(state: IsolationState): IsolationOutcome | undefined {
+  if (state.kind === PROBE_PENDING.kind) return undefined;
+  if (state.denial) return 'denied';
+  // Kind `none` may still wrap a stage (a PID namespace so nothing outlives the call): that cuts no network.
+  return state.kind !== NO_ISOLATION.kind && state.wrap ? 'sandboxed' : 'unsandboxed';
+}

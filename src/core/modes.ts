@@ -64,6 +64,23 @@ export const NETWORK_TABLE: Readonly<Record<Network, { readonly fetch: boolean; 
   allow: { fetch: true, sandboxedCommands: true },
 };
 
+/**
+ * Whether a command the server runs can reach the network, from the tables: in a sandbox only when the network
+ * setting gives sandboxed commands one; without a sandbox always (nothing cuts it); never when every command is
+ * refused. `undefined` (the sandbox probe has not answered) counts as reachable: a hint must not promise less
+ * than may happen.
+ */
+export function commandsReachNetwork(network: Network, isolation: IsolationOutcome | undefined): boolean {
+  if (isolation === 'denied') return false;
+  if (isolation === 'sandboxed') return NETWORK_TABLE[network].sandboxedCommands;
+  return true;
+}
+
+/** True when the mode lets commands only read: every other command and every output redirect is refused. */
+export function commandsOnlyRead(setting: ModeSetting): boolean {
+  return modeAnswer(setting, 'command') === 'deny' && modeAnswer(setting, 'redirect') === 'deny';
+}
+
 export const ISOLATIONS = ['none', 'auto', 'required'] as const;
 export type Isolation = (typeof ISOLATIONS)[number];
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { gate, recordDecision, type Approver, type ApprovalRequest, type GateOutcome } from './approval';
+import { gate, recordDecision, type Approver, type ApprovalRequest, type CallingClient, type GateOutcome } from './approval';
 import type { AuditLog, ResultType } from './audit';
 import { isToolError, type ErrorCode } from './errors';
 import { modeLabel, modeVerdict, type Action } from './modes';
@@ -20,6 +20,8 @@ export interface GuardedDeps {
 
 export interface GuardedCall {
   readonly tool: string;
+  /** The client that made the call, passed on to the approver. */
+  readonly client?: CallingClient;
   readonly requestId?: string;
   readonly signal?: AbortSignal;
 }
@@ -113,7 +115,7 @@ export async function runGuarded<R extends GuardedResult>(deps: GuardedDeps, cal
 
   const gated = skipApproval
     ? ({ allowed: true, waitedMs: 0 } as const)
-    : await gate(verdict, deps.approver(), () => planned.request(verdict as Verdict & { kind: 'ask' }, requestId), call.signal);
+    : await gate(verdict, deps.approver(), async () => withClient(await planned.request(verdict as Verdict & { kind: 'ask' }, requestId), call.client), call.signal);
   recordDecision(deps.audit, call.tool, requestId, gated, planned.decisionSubject ?? subject);
   if (!gated.allowed) {
     const asked = gated.deniedBy !== undefined;
@@ -131,6 +133,10 @@ export async function runGuarded<R extends GuardedResult>(deps: GuardedDeps, cal
     return failed(e, decided);
   }
   return audit(r, resultType(r), r.denial ? { ...decided, rule: r.denial.rule } : decided);
+}
+
+function withClient(request: ApprovalRequest, client: CallingClient | undefined): ApprovalRequest {
+  return client ? { ...request, client } : request;
 }
 
 function resultType(r: GuardedResult): ResultType {

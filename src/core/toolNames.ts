@@ -1,11 +1,11 @@
 /**
  * Every tool the server can offer, exactly as the origins spell them (mcp-shell-server's `shell_execute`,
- * cmdshellmcp's `cmdshell` and file tools, plus `replaceInFile`). `disableTools` is checked against this list; the
- * tool registry in src/server/tools is tested to register exactly these.
+ * cmdshellmcp's `cmdshell` and file tools, plus `replaceInFile` and `shell_readonly`). `disableTools` is checked
+ * against this list; the tool registry in src/server/tools is tested to register exactly these.
  */
 export const TOOL_NAMES = [
-  'shell_execute', 'cmdshell', 'readFile', 'listFiles', 'writeFile', 'copyFile', 'moveRenameFile', 'deleteFile',
-  'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch',
+  'shell_execute', 'shell_readonly', 'cmdshell', 'readFile', 'listFiles', 'writeFile', 'copyFile', 'moveRenameFile',
+  'deleteFile', 'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -14,11 +14,14 @@ export type ToolName = (typeof TOOL_NAMES)[number];
  * written for it must not silently enable the change tools added since, so an old name covers the newer tools of
  * its kind:
  * - `writeFile` (creates, replaces or removes files) also disables copyFile, moveRenameFile, deleteFile, mkdir, rmdir;
- * - `editFile` (changes a file in place) also disables replaceInFile.
+ * - `editFile` (changes a file in place) also disables replaceInFile;
+ * - `shell_execute` (mcp-shell-server's one command tool) also disables shell_readonly: a configuration that turns
+ *   it off expects no command tool of that shape at all.
  * cmdshellmcp's own example (`["writeFile", "editFile", "applyPatch"]`) therefore leaves no change tool enabled. Each
  * newer tool can still be disabled on its own.
  */
 export const TOOL_COVERS: Readonly<Partial<Record<ToolName, readonly ToolName[]>>> = {
+  shell_execute: ['shell_readonly'],
   writeFile: ['copyFile', 'moveRenameFile', 'deleteFile', 'mkdir', 'rmdir'],
   editFile: ['replaceInFile'],
 };

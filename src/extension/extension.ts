@@ -17,6 +17,9 @@ import { createTestApi, type GuardedShellTestApi } from './testApi';
 let manager: ServerManager | undefined;
 const MCP_API_NOTICE_KEY = 'guardedShell.mcpApiMissingNoticeShown';
 
+/** globalState key: the person dismissed the panel's explanation of VS Code's own confirmation. */
+const DOUBLE_PROMPT_NOTICE = 'guardedShell.doublePromptNoticeDismissed';
+
 export async function activate(context: vscode.ExtensionContext): Promise<GuardedShellTestApi | undefined> {
   const activatedAt = Date.now();
   const log = vscode.window.createOutputChannel('Guarded Shell', { log: true });
@@ -29,6 +32,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
     undo: async (folderName, requestId) =>
       (await serverList?.all.find((s) => s.name === folderName)?.undo(requestId)) ?? { outcome: 'failed', message: `No server for "${folderName}".`, files: [] },
     folders: () => serverList?.all.map((s) => s.name) ?? [],
+    // Shown until dismissed once, on this machine (not per workspace: it is about VS Code's own setting).
+    notice: { dismissed: () => context.globalState.get(DOUBLE_PROMPT_NOTICE) === true, dismiss: () => context.globalState.update(DOUBLE_PROMPT_NOTICE, true) },
   });
   const approvals = new ApprovalQueue(panel);
   manager = new ServerManager({
@@ -81,7 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   }
 
   // Tests (and only tests/development) get a handle on the servers: it holds the bearer tokens.
-  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item, activatedAt);
+  return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item, panel, activatedAt);
 }
 
 export async function deactivate(): Promise<void> {

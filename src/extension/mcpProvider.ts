@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import type { FolderServer } from './folderServer';
 import type { ServerManager } from './serverManager';
+import { serverLabel } from '../shared/approvalPanel/doublePrompt';
 
 export const PROVIDER_ID = 'guardedShell';
 /** How long VS Code's start of our server may wait for a (re)starting process to report its endpoint. */
 const RESOLVE_WAIT_MS = 20_000;
 
 export function definitionLabel(server: FolderServer): string {
-  return `Guarded Shell: ${server.name}`;
+  return serverLabel(server.name);
 }
 
 /** True when this VS Code has the MCP provider API (1.101+). Checked at run time: the manifest allows older hosts. */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { StatusResult } from '../shared/protocol';
+import type { DoublePromptNotice } from '../shared/webviewProtocol';
 import { definitionLabel } from './mcpProvider';
 import type { ServerManager } from './serverManager';
 
@@ -13,6 +14,8 @@ export interface GuardedShellTestApi {
   statusBar(): { text: string; warning: boolean };
   /** When activate() began (Date.now() in the extension host): the start of the activation-to-tools measurement. */
   readonly activatedAt: number;
+  /** The double-prompt note the approval panel was last told to show (undefined: none). */
+  approvalNotice(): DoublePromptNotice | undefined;
 }
 
 export interface ServerSnapshot {
@@ -25,7 +28,12 @@ export interface ServerSnapshot {
   readonly version: string;
 }
 
-export function createTestApi(manager: ServerManager, statusItem: vscode.StatusBarItem, activatedAt: number): GuardedShellTestApi {
+export function createTestApi(
+  manager: ServerManager,
+  statusItem: vscode.StatusBarItem,
+  panel: { readonly notice: DoublePromptNotice | undefined },
+  activatedAt: number,
+): GuardedShellTestApi {
   return {
     activatedAt,
     servers: () =>
@@ -39,5 +47,6 @@ export function createTestApi(manager: ServerManager, statusItem: vscode.StatusB
     status: (folder) => manager.forFolder(folder)?.status() ?? Promise.resolve(undefined),
     onDidChange: manager.onDidChange,
     statusBar: () => ({ text: statusItem.text, warning: statusItem.backgroundColor !== undefined }),
+    approvalNotice: () => panel.notice,
   };
 }

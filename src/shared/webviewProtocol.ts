@@ -107,9 +107,20 @@ export interface RememberedEntry {
 // ---------------------------------------------------------------------------------------------------------------
 // host -> webview
 
+/** How to let Guarded Shell's panel be the only gate (approvalPanel/doublePrompt.ts). */
+export interface DoublePromptNotice {
+  /** The VS Code product that asked first ("Visual Studio Code", "code-server" …). */
+  readonly app: string;
+  /** The MCP server names its confirmation menu shows ("Guarded Shell: my-folder"). */
+  readonly servers: readonly string[];
+}
+
 export type HostToWebview =
-  /** The complete list of pending cards, oldest first (the page diffs it against what it shows). */
-  | { readonly type: 'show'; readonly cards: readonly Card[]; readonly workspaceFolders?: number }
+  /**
+   * The complete list of pending cards, oldest first (the page diffs it against what it shows); `notice` when one
+   * of them was already confirmed in VS Code's own dialog and the person has not dismissed the explanation.
+   */
+  | { readonly type: 'show'; readonly cards: readonly Card[]; readonly workspaceFolders?: number; readonly notice?: DoublePromptNotice }
   /** A request left without a decision from this page (cancelled, timed out, decided elsewhere). */
   | { readonly type: 'withdraw'; readonly id: string; readonly why: string }
   | { readonly type: 'history'; readonly entries: readonly HistoryEntry[]; readonly remembered: readonly RememberedEntry[] }
@@ -131,7 +142,9 @@ export type WebviewToHost =
   | { readonly type: 'approveAll'; readonly kind: BatchKind; readonly ids: readonly string[] }
   | { readonly type: 'revoke'; readonly folder: string; readonly key: string; readonly kind: RememberedKind }
   /** Undoes a history entry's change (by request id): a new change on the server's pipeline, which may ask in turn. */
-  | { readonly type: 'undo'; readonly id: string };
+  | { readonly type: 'undo'; readonly id: string }
+  /** "Got it" on the double-prompt explanation: the host remembers it and never shows it again. */
+  | { readonly type: 'dismissNotice' };
 
 /** What one batch approval may cover: commands, or file changes; never both, never a fetch. */
 export type BatchKind = 'commands' | 'changes';
@@ -161,6 +174,8 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
   switch (o.type) {
     case 'ready':
       return { type: 'ready' };
+    case 'dismissNotice':
+      return { type: 'dismissNotice' };
     case 'decide': {
       if (!str(o.id, MAX_ID_LENGTH) || typeof o.approved !== 'boolean' || !OPTIONS.includes(o.option as ApprovalOption)) return undefined;
       if (o.reason !== undefined && typeof o.reason !== 'string') return undefined;

@@ -41,7 +41,7 @@ describe('guarded-shell start-up', () => {
   it('an unknown or mistyped tool name is refused, quoting it (exit 2)', () => {
     const r = run(['--port', '0', '--disableTools', 'nosuchtool,readfile']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('entry 0 ("nosuchtool"): expected one of shell_execute, cmdshell');
+    expect(r.err).toContain('entry 0 ("nosuchtool"): expected one of shell_execute, shell_readonly, cmdshell');
     expect(r.err).toContain('entry 1 ("readfile"): did you mean "readFile"?');
   });
 

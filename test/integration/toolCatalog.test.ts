@@ -12,7 +12,8 @@ import { parsePolicy, type Policy } from '../../src/core/policy';
 import { ServerContext } from '../../src/server/context';
 import { createServer } from '../../src/server/createServer';
 import { startHttpServer, type RunningHttpServer } from '../../src/server/http/httpServer';
-import { nonDefaultHints, notOffered, TOOLS } from '../../src/server/tools';
+import { notOffered, TOOLS } from '../../src/server/tools';
+import { hintsAt, nonDefaultHints } from '../../src/server/tools/annotations';
 import { isolationNote } from '../../src/server/tools/describe';
 import { acceptNullAsOmitted } from '../../src/server/tools/nullArgs';
 import { httpClient, structured, TOKEN } from '../helpers/serverProcess';
@@ -33,7 +34,7 @@ function sdkReference(policy: Policy): { server: McpServer; dispose: () => void 
     // no-sandbox note where the limits are), but through the SDK's own tools/list.
     const t = server.registerTool(
       def.name,
-      { title: def.title, description: text.includes('Allowed: ') ? text + isolationNote('none') : text, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(def.annotations) },
+      { title: def.title, description: text.includes('Allowed: ') ? text + isolationNote('none') : text, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(hintsAt(def.annotations, { policy, isolation: 'unsandboxed' })) },
       async () => ({ content: [] }),
     );
     t.execution = undefined;

@@ -9,6 +9,7 @@
 const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 const fs = require('fs'), os = require('os'), path = require('path');
 const { recorder } = require('./lib/util.js');
+const { dialogCounter } = require('./lib/dialogFence.js');
 
 const OUT = process.env.E2E_OUT;
 const player = process.argv[2] ? require(path.resolve(process.argv[2])) : null;
@@ -35,12 +36,19 @@ function findBrowser() {
   const page = ctx.pages()[0] || (await ctx.newPage());
   let code = null;
   const exited = new Promise((resolve) => page.exposeFunction('codeAutomationExit', (c) => { code = c; resolve(); }));
-  await page.exposeFunction('codeAutomationLog', (type, args) => fs.appendFileSync(path.join(OUT, 'exthost.log'), `${type} ${JSON.stringify(args)}\n`));
+  const dialogs = dialogCounter(OUT); // VS Code's own tool confirmations, counted for the suite (lib/dialogFence.js)
+  await page.exposeFunction('codeAutomationLog', (type, args) => {
+    dialogs.onLog(type, args);
+    fs.appendFileSync(path.join(OUT, 'exthost.log'), `${type} ${JSON.stringify(args)}\n`);
+  });
   await page.goto(process.env.VSCODE_URL);
 
   const ui = player ? recorder({ logName: 'driver.log', resultsName: 'ui-results.json', prefix: '[ui] ' }) : null;
   const played = ui ? player.play(page, ui) : Promise.resolve();
+  const fence = dialogs.serve(page);
   await Promise.race([Promise.all([played, exited]), new Promise((r) => setTimeout(r, LIMIT_MS))]);
+  dialogs.stop();
+  await fence;
   const uiFailed = ui ? ui.write() : [];
   if (code !== 0) await page.screenshot({ path: path.join(OUT, 'fail.png') }).catch(() => {});
   // Closing the page is "closing VS Code": the extension host goes away, and with it our servers.

@@ -9,6 +9,7 @@ const path = require('path');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { sleep, assert, within, until, recorder } = require('./lib/util.js');
+const { countConfirmations } = require('./confirmations.js');
 
 const OUT = process.env.E2E_OUT;
 const { say, scenario, finish } = recorder({ logName: 'suite.log', resultsName: 'results.json' });
@@ -158,6 +159,8 @@ exports.run = async function run() {
       assert((await settingsLanded(gen2)).mode === 'auto', 'mode auto did not come back');
     }
   });
+
+  await countConfirmations({ scenario, say, api, folder, config, settingsLanded, startViaVscode, connect, current });
 
   await scenario('after the server process is killed it comes back with a new definition, and VS Code\'s client uses it', async () => {
     const before = current();

@@ -30,6 +30,11 @@ export interface CommandRequest {
   readonly env?: Readonly<Record<string, string>>;
   /** Every element is data: "|", "<", ">" and ">>" are not operators (cmdshellmcp's tool has no pipelines). */
   readonly literal?: boolean;
+  /**
+   * Only commands known to be read-only may run (shell_readonly): a stage that is not, or an output redirect, is
+   * refused — never asked — with a message naming the tool to use instead.
+   */
+  readonly readOnlyOnly?: { readonly tool: string; readonly instead: string };
 }
 
 export interface CommandDecision {
@@ -46,7 +51,10 @@ export interface CommandPlan {
   readonly stdinFile?: ResolvedPath;
   readonly stdoutFile?: { readonly target: ResolvedPath; readonly append: boolean };
   readonly timeoutMs: number;
+  /** Every stage is known to be read-only (rules/readonly.ts); a redirect is judged on its own. */
   readonly readOnly: boolean;
+  /** The same, per stage. */
+  readonly readOnlyStages: readonly boolean[];
   /**
    * Per stage: the program the PATH lookup found (judged by every name it has), and the argv to spawn — the
    * judged absolute path, then the arguments with the family hardening (sed --sandbox, read-only git).
@@ -128,6 +136,11 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
     if (guardVerdict) checks.push(guardVerdict);
     // The stages decide between a read-only and another command; a redirect is its own action.
     const actions: Action[] = [plan.readOnly ? 'readOnlyCommand' : 'command', ...(plan.stdoutFile ? (['redirect'] as const) : [])];
+    // After the rules: a form they refuse keeps their own reason (e.g. sed -i points to editFile).
+    if (request.readOnlyOnly) {
+      const refused = refuseUnlessReadOnly(plan, request.readOnlyOnly);
+      if (refused) checks.push(refused);
+    }
     return { key, plan, checks, actions, preApproved };
   } catch (e) {
     const verdict = isToolError(e)
@@ -184,7 +197,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
   }
   const gitEnv = { ...(childEnv.GIT_DIR !== undefined && { gitDir: childEnv.GIT_DIR }), ...(childEnv.GIT_WORK_TREE !== undefined && { workTree: childEnv.GIT_WORK_TREE }) };
   // The stages alone: a redirect is its own action in the mode table.
-  let readOnly = true;
+  const readOnlyStages: boolean[] = [];
   const spawnArgv = parsed.stages.map((stage, i) => {
     const program = programs[i];
     const aliases = program ? [program.path, program.real] : [];
@@ -199,11 +212,29 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
       if (filterDrivers) gitReadOnly = { filterDrivers };
       else stageReadOnly = false;
     }
-    readOnly &&= stageReadOnly;
+    readOnlyStages.push(stageReadOnly);
     const prepared = prepareArgv(stage, { aliases, ...(gitReadOnly && { gitReadOnly }) });
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
-  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
+  const readOnly = readOnlyStages.every(Boolean);
+  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
+}
+
+/**
+ * shell_readonly's contract, on the same classification the mode table's read-only-command action uses
+ * (plan.readOnly, from rules/readonly.ts): a stage not known to be read-only (an unknown program, a writing or
+ * program-running option in any spelling, a program not found) or an output redirect is refused.
+ */
+function refuseUnlessReadOnly(plan: CommandPlan, only: NonNullable<CommandRequest['readOnlyOnly']>): Verdict | undefined {
+  const instead = ` Use ${only.instead} for it (it may ask for approval).`;
+  if (plan.stdoutFile) {
+    return deny('NOT_READ_ONLY', 'tool.read-only-only.redirect', `${only.tool} runs only commands known to be read-only, and an output redirect (">" ${plan.stdoutFile.target.relative}) writes a file.${instead}`);
+  }
+  const i = plan.readOnlyStages.findIndex((ro) => !ro);
+  if (i < 0) return undefined;
+  const stage = plan.parsed.stages[i]!;
+  const what = plan.programs[i] === undefined ? `the program "${stage[0]}" was not found` : `"${commandKey(stage)}" is not known to be read-only (a program not on the read-only list, or an option that writes or runs a program)`;
+  return deny('NOT_READ_ONLY', 'tool.read-only-only.command', `${only.tool} runs only commands known to be read-only; ${what}.${instead}`);
 }
 
 function checkRedirectsAgainstGuard(plan: CommandPlan, policy: Policy): Verdict | undefined {

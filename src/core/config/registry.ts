@@ -1,8 +1,13 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ISOLATIONS, MODES, NETWORKS } from '../modes';
-import { TOOL_NAMES } from '../toolNames';
+import { TOOL_COVERS, TOOL_NAMES } from '../toolNames';
 import { commandName, count, DEFAULT_ALLOW_COMMANDS, envName, nonEmpty, regexSource, seconds, strings } from './values';
+
+/** "writeFile also covers copyFile, …; editFile also covers replaceInFile", from the one table (toolNames.ts). */
+function coversText(name: (tool: string) => string): string {
+  return Object.entries(TOOL_COVERS).map(([tool, covered]) => `${name(tool)} also covers ${covered!.map(name).join(', ')}`).join('; ');
+}
 
 /**
  * THE settings registry: every setting once, with its value shape, defaults, and every way a person can set it
@@ -239,9 +244,9 @@ export const SETTINGS = {
     vscode: { key: 'approvalTimeout', scope: 'tighten', description: 'Seconds to wait for your decision on an approval before the request is denied.' },
   },
   disableTools: {
-    target: 'policy', schema: z.array(z.enum(TOOL_NAMES)), default: [], summary: `tools never offered (${TOOL_NAMES.join(', ')}); writeFile also covers copyFile, moveRenameFile, deleteFile, mkdir, rmdir, and editFile covers replaceInFile`,
+    target: 'policy', schema: z.array(z.enum(TOOL_NAMES)), default: [], summary: `tools never offered (${TOOL_NAMES.join(', ')}); ${coversText((t) => t)}`,
     cli: [{ name: '--disableTools', arg: 'TOOL[,TOOL...]', commaList: true }], config: [{ key: 'disableTools' }],
-    vscode: { key: 'disableTools', scope: 'union', description: 'MCP tools not offered at all (e.g. `cmdshell`, `writeFile`, `fetch`). As in cmdshellmcp configurations, `writeFile` also covers `copyFile`, `moveRenameFile`, `deleteFile`, `mkdir` and `rmdir`, and `editFile` covers `replaceInFile`.' },
+    vscode: { key: 'disableTools', scope: 'union', description: `MCP tools not offered at all (e.g. \`cmdshell\`, \`writeFile\`, \`fetch\`). As in the origins' configurations, ${coversText((t) => `\`${t}\``)}.` },
   },
   protectedPaths: {
     target: 'policy', schema: strings, default: [], summary: 'globs relative to the root that no tool may change (e.g. .env)',

@@ -102,6 +102,8 @@ export class WebApprover implements Approver {
         return false; // no diff editor outside VS Code: the card shows the diff itself
       case 'undo':
         return false; // Undo is offered in VS Code's panel (this page's history never shows the button)
+      case 'dismissNotice':
+        return false; // the double-prompt notice is VS Code's only: this page never shows it
     }
   }
 

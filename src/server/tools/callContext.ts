@@ -1,8 +1,10 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallingClient } from '../../core/approval';
 import type { CallContext } from '../../core/commands/run';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The SDK's handler extra, plus the calling client as registerTools knows it from the session. */
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification> & { readonly client?: CallingClient };
 
 /**
  * The per-call context from the SDK's handler extra: the abort signal (client cancellation), the request id for the
@@ -12,6 +14,7 @@ export function callContext(tool: string, extra: ToolExtra): CallContext {
   const token = extra._meta?.progressToken;
   return {
     tool,
+    ...(extra.client && { client: extra.client }),
     requestId: `${extra.sessionId ?? 'local'}:${String(extra.requestId)}`,
     signal: extra.signal,
     ...(token !== undefined && {

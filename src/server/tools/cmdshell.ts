@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { disabledTools } from '../../core/toolNames';
 import { runCommand } from '../../core/commands/run';
+import { anyCommandHints } from './annotations';
 import { callContext } from './callContext';
 import { commandOutputShape, toToolResult, withWarning } from './commandResult';
 import { defineTool } from './define';
@@ -20,7 +21,7 @@ export default defineTool({
     args: z.array(z.string()).default([]).describe('One element per argument.'),
   },
   outputSchema: commandOutputShape,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: anyCommandHints,
   actions: ['readOnlyCommand'],
   // Piping is not supported by design in cmdshellmcp: every argument is data, even a lone "|" or ">".
   run: async (args, env, extra) => {

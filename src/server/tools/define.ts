@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandDeps } from '../../core/commands/run';
 import type { FileCall, FileDeps, FileResult } from '../../core/files/types';
 import type { Action } from '../../core/modes';
 import type { Policy } from '../../core/policy';
 import type { ToolName } from '../../core/toolNames';
+import type { ToolHints } from './annotations';
 import { callContext, type ToolExtra } from './callContext';
 import { fileOutputShape, toFileToolResult } from './files/result';
 
@@ -27,7 +28,8 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
    * read the text); docs/tools.md lists the fields and the tests check every result against this shape.
    */
   readonly outputSchema: z.ZodRawShape;
-  readonly annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
+  /** Fixed, or (command tools) computed from the live policy and sandbox: annotations.ts. */
+  readonly annotations: ToolHints;
   /** What the tool does, for the mode table: a tool the policy can never allow is not offered. */
   readonly actions: readonly Action[];
   readonly run: (args: z.infer<z.ZodObject<S>>, env: ToolEnv, extra: ToolExtra) => Promise<CallToolResult>;

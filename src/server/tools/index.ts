@@ -3,8 +3,10 @@ import type { Approver } from '../../core/approval';
 import { neverAllowed } from '../../core/modes';
 import { disabledTools } from '../../core/toolNames';
 import type { Policy } from '../../core/policy';
+import { isolationOutcomeOf } from '../../core/isolationState';
 import type { ServerContext } from '../context';
 import { serveCachedToolList, toolDescription, toolSchemas } from '../toolCatalog';
+import { hintsAt, nonDefaultHints, type HintContext } from './annotations';
 import applyPatch from './applyPatch';
 import cmdshell from './cmdshell';
 import copyFile from './copyFile';
@@ -20,11 +22,12 @@ import readFile from './readFile';
 import replaceInFile from './replaceInFile';
 import rmdir from './rmdir';
 import shellExecute from './shellExecute';
+import shellReadonly from './shellReadonly';
 import writeFile from './writeFile';
 
 /** THE tool registry: every tool the server can offer (test/unit/server: exactly TOOL_NAMES). */
 export const TOOLS: readonly ToolDef[] = [
-  shellExecute, cmdshell, readFile, listFiles, writeFile, copyFile, moveRenameFile, deleteFile, mkdir, rmdir, editFile, applyPatch, replaceInFile, fetch,
+  shellExecute, shellReadonly, cmdshell, readFile, listFiles, writeFile, copyFile, moveRenameFile, deleteFile, mkdir, rmdir, editFile, applyPatch, replaceInFile, fetch,
 ] as unknown as readonly ToolDef[];
 
 /** Why a tool is not offered under a policy, or undefined when it is. */
@@ -56,22 +59,28 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
     const text = toolDescription(def, policy);
     return text.includes('Allowed: ') ? text + isolationNote(ctx.isolation.kind) : text;
   };
+  // Hints per policy and sandbox (annotations.ts): what the client decides its own prompts from.
+  const hints = (def: ToolDef, policy: Policy) => nonDefaultHints(hintsAt(def.annotations, hintContext(ctx, policy)));
   // Schemas per process (toolCatalog.ts): a new session does no work another did already.
   const registered = TOOLS.map((def) => {
     const description = describe(def, ctx.policy);
+    const annotations = hints(def, ctx.policy);
     // No outputSchema: see ToolDef.outputSchema. Annotations carry only the hints that differ from MCP's defaults.
     const tool: RegisteredTool = server.registerTool(
       def.name,
-      { title: def.title, description, inputSchema: toolSchemas(def).input, annotations: nonDefaultHints(def.annotations) },
+      { title: def.title, description, inputSchema: toolSchemas(def).input, annotations },
       async (args: unknown, extra: Parameters<ToolDef['run']>[2]) => {
         await ctx.ready; // the sandbox probe's answer, before any tool does anything (see ServerContext.ready)
-        return def.run(args as never, env, extra);
+        // Who calls, and whether it was told this tool only reads (then it asked nobody itself): for the approver.
+        const name = server.server.getClientVersion()?.name;
+        const client = name ? { name, readOnlyHint: hintsAt(def.annotations, hintContext(ctx, ctx.policy)).readOnlyHint } : undefined;
+        return def.run(args as never, env, client ? { ...extra, client } : extra);
       },
     );
     // The SDK marks every tool `execution: {taskSupport: "forbidden"}`, which is MCP's default when absent: 40
     // bytes per tool in every tools/list for nothing. Absent, the SDK runs the tool the same way.
     tool.execution = undefined;
-    return { def, tool, description };
+    return { def, tool, description, hintsKey: JSON.stringify(annotations) };
   });
   serveCachedToolList(server, registered);
   const apply = (policy: Policy) => {
@@ -82,31 +91,22 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
         else r.tool.disable();
       }
       const description = describe(r.def, policy);
-      if (description !== r.description) {
+      const annotations = hints(r.def, policy);
+      const hintsKey = JSON.stringify(annotations);
+      if (description !== r.description || hintsKey !== r.hintsKey) {
         r.description = description;
-        r.tool.update({ description });
+        r.hintsKey = hintsKey;
+        r.tool.update({ description, annotations });
       }
     }
   };
   apply(ctx.policy);
-  // The sandbox note depends on the probe, which may answer after this session opened.
+  // The sandbox note and the open-world hint depend on the probe, which may answer after this session opened.
   void ctx.ready.then(() => apply(ctx.policy));
   return ctx.onPolicyChange(apply);
 }
 
-/**
- * MCP's defaults: readOnly false, destructive true, idempotent false, openWorld true. Only what differs is sent,
- * except the ones a client's safety prompt reads (readOnlyHint, openWorldHint, and destructiveHint for a tool that
- * changes things): those are always explicit.
- */
-const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
-
-export function nonDefaultHints(hints: ToolDef['annotations']): Partial<ToolDef['annotations']> {
-  const out: Record<string, boolean> = {};
-  for (const [k, v] of Object.entries(hints) as [keyof typeof HINT_DEFAULTS, boolean][]) {
-    // destructiveHint means nothing for a read-only tool.
-    const explicit = k === 'readOnlyHint' || k === 'openWorldHint' || (k === 'destructiveHint' && !hints.readOnlyHint);
-    if (explicit || (v !== HINT_DEFAULTS[k] && k !== 'destructiveHint')) out[k] = v;
-  }
-  return out;
+/** The hints' inputs now: the policy and what the current sandbox does to a command. */
+function hintContext(ctx: ServerContext, policy: Policy): HintContext {
+  return { policy, isolation: isolationOutcomeOf(ctx.isolation) };
 }

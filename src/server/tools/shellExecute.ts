@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runCommand } from '../../core/commands/run';
+import { anyCommandHints } from './annotations';
 import { callContext } from './callContext';
 import { commandOutputShape, timeoutNote, toToolResult, withWarning } from './commandResult';
 import { defineTool } from './define';
@@ -23,7 +24,7 @@ export default defineTool({
     envs: z.record(z.string(), z.string()).optional().describe('Only names the server allows.'),
   },
   outputSchema: commandOutputShape,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: anyCommandHints,
   actions: ['readOnlyCommand'],
   run: async (args, env, extra) => {
     const r = await runCommand(

@@ -4,13 +4,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalRequest } from '../../../core/approval';
 import type { AuditRecord } from '../../../core/audit';
-import { batchKindOf, parseWebviewMessage, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
+import { batchKindOf, parseWebviewMessage, type DoublePromptNotice, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
 import type { ApprovalPresenter } from '../types';
 import { HistoryStore, RememberedList } from '../../../shared/approvalPanel/history';
 import { panelHtml } from '../../../shared/approvalPanel/html';
 import type { UndoResult } from '../../../shared/protocol';
 import { ProposedContentProvider } from './proposedContent';
 import { optionsFor, toCard } from '../../../shared/approvalPanel/viewModel';
+import { doublePromptNotice } from '../../../shared/approvalPanel/doublePrompt';
 
 const SECTION = 'guardedShell';
 const AUTO_APPROVE = 'autoApprove';
@@ -25,6 +26,8 @@ export interface WebviewPresenterOptions {
   readonly folders?: () => readonly string[];
   /** Asks a folder's server to undo one earlier change (its request id) from the kept backup. */
   readonly undo?: (folder: string, requestId: string) => Promise<UndoResult>;
+  /** The one-time double-prompt explanation: whether the person dismissed it (extension globalState), and how to remember that. */
+  readonly notice?: { readonly dismissed: () => boolean; readonly dismiss: () => Thenable<void> };
 }
 
 interface Pending {
@@ -51,6 +54,8 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   private readonly proposed = new ProposedContentProvider();
   private readonly disposables: vscode.Disposable[] = [this.proposed];
   private historyTimer: NodeJS.Timeout | undefined;
+  /** The double-prompt note last sent to the page (for the extension's own tests). */
+  notice: DoublePromptNotice | undefined;
 
   constructor(private readonly options: WebviewPresenterOptions) {
     this.loadAlways();
@@ -147,7 +152,9 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   private postCards(): void {
     const cards = [...this.pending.entries()].map(([id, p]) => ({ ...toCard(p.request, p.folder, p.since), id }));
     if (this.panel) this.panel.title = cards.length ? `Guarded Shell: ${cards.length} pending` : 'Guarded Shell: Approvals';
-    this.post({ type: 'show', cards });
+    const notice = this.options.notice && doublePromptNotice(this.pending.values(), vscode.env.appName, this.options.notice.dismissed());
+    this.notice = notice;
+    this.post({ type: 'show', cards, ...(notice && { notice }) });
   }
 
   private scheduleHistory(): void {
@@ -219,6 +226,10 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
         return;
       case 'undo':
         await this.undo(m.id);
+        return;
+      case 'dismissNotice':
+        await this.options.notice?.dismiss();
+        this.postCards();
         return;
     }
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runCommand } from '../../core/commands/run';
+import { modeAnswer } from '../../core/modes';
 import type { Policy } from '../../core/policy';
 import { disabledTools } from '../../core/toolNames';
 import { READ_ONLY_COMMAND_HINTS } from './annotations';
@@ -18,7 +19,7 @@ export default defineTool({
   title: 'Run a read-only command',
   description: (policy) =>
     [
-      'Run a command known to only read (ls, cat, grep, find, git log …) without any approval; argv as in shell_execute, no ">".',
+      `Run a command known to only read (ls, cat, grep, find, git log …)${modeAnswer(policy.mode, 'readOnlyCommand') === 'allow' ? ' without any approval' : ', after the user approves it'}; argv as in shell_execute, no ">".`,
       `Anything else is refused: use ${otherTool(policy)}.`,
     ].join(' '),
   inputSchema: {

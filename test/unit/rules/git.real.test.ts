@@ -97,6 +97,35 @@ describe('read-only git runs with configuration-driven programs off', () => {
   });
 });
 
+describe('read-only git reaches no remote', () => {
+  it('does not lazily fetch a missing object from a partial clone\'s promisor remote, even where the clone allows the protocol', () => {
+    const origin = path.join(base, 'origin');
+    fs.mkdirSync(origin);
+    git(['init', '-q', '.'], origin);
+    fs.writeFileSync(path.join(origin, 'f.txt'), 'from the remote\n');
+    git(['add', '.'], origin);
+    git(['commit', '-qm', 'one'], origin);
+    git(['config', 'uploadpack.allowFilter', 'true'], origin);
+    git(['config', 'uploadpack.allowAnySHA1InWant', 'true'], origin);
+    const clone = path.join(base, 'partial');
+    git(['clone', '-q', '--no-checkout', '--filter=blob:none', `file://${origin}`, clone], base);
+    git(['config', 'protocol.file.allow', 'always'], clone); // a per-protocol setting outranks protocol.allow
+    const missing = () => String(git(['rev-list', '--objects', '--missing=print', '--all'], clone).stdout).split('\n').filter((l) => l.startsWith('?'));
+    expect(missing()).toHaveLength(1);
+    const p = parsePolicy({ root: clone, allowCommands: ['git'], mode: 'readOnly' });
+    const d = decideCommand({ command: ['git', 'show', 'HEAD:f.txt'] }, p, { parentEnv: { PATH: ENV.PATH } });
+    expect(d.plan!.readOnly).toBe(true);
+    const spawn = d.plan!.spawnArgv[0]!;
+    const hardened = spawnSync(spawn[0]!, spawn.slice(1), { cwd: clone, env: ENV, encoding: 'utf8', timeout: 20_000 });
+    expect(hardened.status).not.toBe(0);
+    expect(hardened.stderr).toMatch(/not allowed/);
+    expect(missing()).toHaveLength(1); // nothing was fetched
+    // The same read without the hardening does reach the remote: the test above proves something.
+    expect(String(git(['show', 'HEAD:f.txt'], clone).stdout)).toBe('from the remote\n');
+    expect(missing()).toHaveLength(0);
+  });
+});
+
 describe('a git directory other than the workspace\'s own cannot supply configuration', () => {
   it('stops git in a nested repository the agent wrote (its fsmonitor runs for git status)', () => {
     const nested = path.join(ws, 'nested');

@@ -4,11 +4,13 @@ import { gitLocation } from './git';
  * Read-only git, the way sed gets `--sandbox`: a git subcommand that is known to only read still runs programs
  * named by configuration and attributes (core.fsmonitor on every index refresh, clean filters when a file's
  * stat changed, textconv and external diff drivers in diff/log/show/blame, the pager, the post-index-change
- * hook when status refreshes the index, gpg when log.showSignature is set). For read-only calls the executor
+ * hook when status refreshes the index, gpg when log.showSignature is set), and in a partial clone it fetches
+ * missing objects from the promisor remote. For read-only calls the executor
  * runs git with those turned off:
  *
  *   git --no-optional-locks -c core.fsmonitor=false -c core.hooksPath=/dev/null -c core.pager=cat
  *       -c diff.external= -c log.showSignature=false -c diff.ignoreSubmodules=all
+ *       -c protocol.allow=never [-c protocol.NAME.allow=never for every transport git ships]
  *       [-c filter.NAME.clean= -c filter.NAME.smudge= -c filter.NAME.process= for every configured filter]
  *       <the caller's global options> SUB [--no-ext-diff --no-textconv | --no-textconv] <the caller's arguments>
  *
@@ -23,6 +25,11 @@ export const GIT_READ_ONLY_CONFIG: readonly string[] = [
   'diff.external=',
   'log.showSignature=false',
   'diff.ignoreSubmodules=all',
+  // No transport at all: in a partial clone a reading command fetches missing objects from the promisor remote
+  // (network, ssh and its core.sshCommand, remote helpers). A per-protocol setting overrides protocol.allow, so
+  // every transport git ships is named too; the read then fails with "could not fetch … from promisor remote".
+  'protocol.allow=never',
+  ...['file', 'git', 'ssh', 'http', 'https', 'ftp', 'ftps', 'ext'].map((p) => `protocol.${p}.allow=never`),
 ];
 
 /** Reading subcommands that never refresh the index or run a configured program. */

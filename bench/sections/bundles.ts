@@ -47,7 +47,7 @@ export function bundles(repo: string): SectionResult {
     notes: [
       'The shipped build (`node esbuild.mjs --production`: minified, as `npm pack` and the .vsix ship it; the source maps the bench asks for are not counted). "holds" = bytes each package or src folder contributes to the minified output (esbuild metafile), largest first; groups under 8 KiB summed.',
       'Left out of every bundle by scripts/bundle/plugins.mjs: zod\'s ~50 non-English locales (≈400 KiB unminified; nothing selects another locale) and iconv-lite\'s code pages (≈540 KiB; Node\'s TextDecoder decodes instead). Every start parses the whole bundle, so its size is start-up time in every process.',
-      'dist/cli.js serves both transports: stdio never runs the HTTP stack (loaded on first use), but V8 still scans its code at load.',
+      'dist/cli.js is the starter (src/cli/start.ts) that loads dist/cli-main.js with V8\'s code cache (~/.cache/guarded-shell); dist/cli-main.js serves both transports: stdio never runs the HTTP stack (loaded on first use), but without the cache V8 still scans its code at load.',
     ],
   };
 }

@@ -1,10 +1,15 @@
 // Bundles the three entry points. The server and CLI bundles have NO externals: a stray `vscode`
 // import into src/core or src/server makes this build fail, which is the point.
+//   --production  minified, no source maps: what `npm pack` and the .vsix ship
+//   --sourcemap   source maps even with --production (the bench profiles the shipped code through them)
+//   --metafile    writes esbuild's metafile per bundle to .bench/meta/ (the bench lists what each bundle holds)
 import * as esbuild from 'esbuild';
+import { trimPlugins } from './scripts/bundle/plugins.mjs';
 
 const quiet = process.argv.includes('--quiet');
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+const metafile = process.argv.includes('--metafile');
 
 const fs = await import('node:fs');
 const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
@@ -15,14 +20,18 @@ const common = {
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  sourcemap: !production,
+  sourcemap: !production || process.argv.includes('--sourcemap'),
   minify: production,
   logLevel: quiet ? 'warning' : 'info',
   legalComments: 'none',
+  plugins: trimPlugins,
+  metafile,
 };
 
 const entries = [
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // dist/cli.js is a small starter that loads the CLI bundle with V8's code cache (src/cli/start.ts).
+  { entryPoints: ['src/cli/start.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js' },
   { entryPoints: ['src/server/ipcMain.ts'], outfile: 'dist/server.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
 ];
@@ -32,5 +41,9 @@ const present = entries.filter((e) => fs.existsSync(e.entryPoints[0]));
 if (watch) {
   for (const e of present) await (await esbuild.context({ ...common, ...e })).watch();
 } else {
-  await Promise.all(present.map((e) => esbuild.build({ ...common, ...e })));
+  const results = await Promise.all(present.map((e) => esbuild.build({ ...common, ...e })));
+  if (metafile) {
+    fs.mkdirSync('.bench/meta', { recursive: true });
+    present.forEach((e, i) => fs.writeFileSync(`.bench/meta/${e.outfile.replace(/^dist\//, '')}.json`, JSON.stringify(results[i].metafile)));
+  }
 }

@@ -13,7 +13,7 @@ import { z } from 'zod';
  * The floor for a Node MCP shell server, the bench's "minimal server" baseline: the same MCP SDK, one tool
  * `shell_execute` that spawns the given argv with NO policy (no allowlist, no rules, no audit, no approval, no
  * limits), stdout/stderr captured, over stdio (`--stdio`) or stateful Streamable HTTP on 127.0.0.1 (port 0,
- * prints "MCP endpoint <url>" on stderr like dist/cli.js). run.mjs bundles it the way esbuild.mjs bundles
+ * prints "MCP endpoint <url>" on stderr like dist/cli.js). run.mjs bundles it the way `esbuild.mjs --production` bundles
  * dist/cli.js, so start-up figures compare like with like. Never ship this: it runs anything it is sent.
  *
  * `--prefix '<json argv>'` starts every command through that launcher, with the working directory open as fd 4:

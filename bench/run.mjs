@@ -5,6 +5,7 @@
 import * as esbuild from 'esbuild';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as path from 'node:path';
+import { trimPlugins } from '../scripts/bundle/plugins.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = path.join(root, '.bench', 'build', 'bench.cjs');
@@ -19,8 +20,9 @@ await esbuild.build({
   sourcemap: 'inline',
   logLevel: 'warning',
 });
-// The minimal-server baseline (bench/minimalServer.ts), bundled with its dependencies exactly the way esbuild.mjs
-// bundles dist/cli.js, so start-up and memory compare like with like.
+// The minimal-server baseline (bench/minimalServer.ts), bundled with its dependencies exactly the way
+// `esbuild.mjs --production` bundles the shipped dist/cli.js (minified, the same trims), so start-up and memory
+// compare like with like.
 await esbuild.build({
   entryPoints: [path.join(root, 'bench', 'minimalServer.ts')],
   outfile: path.join(root, '.bench', 'build', 'minimal-server.cjs'),
@@ -29,6 +31,8 @@ await esbuild.build({
   target: 'node20',
   format: 'cjs',
   sourcemap: true,
+  minify: true,
+  plugins: trimPlugins,
   logLevel: 'warning',
   legalComments: 'none',
 });

@@ -61,8 +61,8 @@ async function connectHttp(url: string): Promise<{ client: Client; transport: St
 }
 
 /** Spawns a stdio server and resolves once the MCP initialize handshake is done (= ready for a call). */
-async function startStdio(kind: Kind): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: argvFor(kind, 'stdio'), env: env(), stderr: 'ignore' });
+async function startStdio(kind: Kind, codeCache = true): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: argvFor(kind, 'stdio'), env: { ...env(), ...(!codeCache && { NODE_DISABLE_COMPILE_CACHE: '1' }) }, stderr: 'ignore' });
   const client = new Client({ name: 'guarded-shell-bench', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
@@ -98,7 +98,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     const s = await startStdio(kind);
     await s.client.close();
   };
-  const readyTimes: Record<string, number[]> = { node: [], gStdio: [], mStdio: [], gHttp: [], mHttp: [] };
+  const readyTimes: Record<string, number[]> = { node: [], gStdio: [], gStdioNoCache: [], mStdio: [], gHttp: [], mHttp: [] };
   const rec = (key: string, start: () => Promise<() => Promise<unknown>>) => async () => {
     const t = performance.now();
     const stop = await start();
@@ -110,6 +110,10 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     rec('node', async () => (await node(), async () => {})),
     rec('gStdio', async () => {
       const s = await startStdio('guarded');
+      return () => s.client.close();
+    }),
+    rec('gStdioNoCache', async () => {
+      const s = await startStdio('guarded', false);
       return () => s.client.close();
     }),
     rec('mStdio', async () => {
@@ -173,18 +177,39 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     const st = Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, median(v)])) as Record<string, number>;
     const so = { g: median(sessions.g), m: median(sessions.m), gl: median(gList!), ml: median(mList!), gr: median(gRaw!), mr: median(mRaw!) };
     const loadEnd = load();
+    // Spread: the same ratio in each quarter of the interleaved loop (the machine's load drifts during a run).
+    const quarters = (a: number[], b: number[]) => [0, 1, 2, 3].map((q) => {
+      const part = (x: number[]) => x.slice(Math.floor((q * x.length) / 4), Math.floor(((q + 1) * x.length) / 4));
+      return summarize(part(a)).p50 / summarize(part(b)).p50;
+    });
+    const spread = (a: number[], b: number[]) => {
+      const r = quarters(a, b);
+      return `(quarters ${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)}x)`;
+    };
+    const targets: Record<string, boolean> = {
+      'p50 over HTTP': p.gH / p.mH <= TARGETS.p50,
+      'p50 over stdio': p.gS / p.mS <= TARGETS.p50,
+      'CPU per call over HTTP': cpuPerCall.gHttp - cpuPerCall.mHttp <= TARGETS.cpuAddedMs,
+      'CPU per call over stdio': cpuPerCall.gStdio - cpuPerCall.mStdio <= TARGETS.cpuAddedMs,
+      'start until ready (stdio)': st.gStdio! / st.node! <= TARGETS.startVsNode,
+      'start until ready (HTTP)': st.gHttp! / st.node! <= TARGETS.startVsNode,
+      'session open': so.g / so.m <= TARGETS.session,
+      'idle RSS (HTTP)': rss.gHttp / rss.mHttp <= TARGETS.rss,
+      'idle RSS (stdio)': rss.gStdio / rss.mStdio <= TARGETS.rss,
+    };
     const rows: Row[] = [
-      { measurement: 'HTTP: echo hello p50', result: ms(p.gH), baseline: ms(p.mH), ratio: `${(p.gH / p.mH).toFixed(2)}x ${verdict(p.gH / p.mH, TARGETS.p50)}` },
-      { measurement: 'stdio: echo hello p50', result: ms(p.gS), baseline: ms(p.mS), ratio: `${(p.gS / p.mS).toFixed(2)}x ${verdict(p.gS / p.mS, TARGETS.p50)}` },
+      { measurement: 'HTTP: echo hello p50', result: ms(p.gH), baseline: ms(p.mH), ratio: `${(p.gH / p.mH).toFixed(2)}x ${verdict(p.gH / p.mH, TARGETS.p50)} ${spread(gH!, mH!)}` },
+      { measurement: 'stdio: echo hello p50', result: ms(p.gS), baseline: ms(p.mS), ratio: `${(p.gS / p.mS).toFixed(2)}x ${verdict(p.gS / p.mS, TARGETS.p50)} ${spread(gS!, mS!)}` },
       ...(['HTTP', 'stdio'] as const).map((t): Row => {
         const g = t === 'HTTP' ? cpuPerCall.gHttp : cpuPerCall.gStdio;
         const m = t === 'HTTP' ? cpuPerCall.mHttp : cpuPerCall.mStdio;
         return { measurement: `${t}: server CPU per call`, result: ms(g), baseline: ms(m), ratio: `${g - m >= 0 ? '+' : ''}${(g - m).toFixed(2)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
       }),
-      { measurement: 'HTTP: p50 against the minimal server + the same containment launcher', result: ms(p.gH), baseline: ms(p.cH), ratio: `${(p.gH / p.cH).toFixed(2)}x` },
-      { measurement: 'stdio: p50 against the minimal server + the same containment launcher', result: ms(p.gS), baseline: ms(p.cS), ratio: `${(p.gS / p.cS).toFixed(2)}x` },
+      { measurement: 'HTTP: p50 against the minimal server + the same containment launcher', result: ms(p.gH), baseline: ms(p.cH), ratio: `${(p.gH / p.cH).toFixed(2)}x ${spread(gH!, cH!)}` },
+      { measurement: 'stdio: p50 against the minimal server + the same containment launcher', result: ms(p.gS), baseline: ms(p.cS), ratio: `${(p.gS / p.cS).toFixed(2)}x ${spread(gS!, cS!)}` },
       { measurement: 'HTTP / stdio: server CPU per call, minimal + containment launcher', result: `${ms(cpuPerCall.gHttp)} / ${ms(cpuPerCall.gStdio)}`, baseline: `${ms(cpuPerCall.cHttp)} / ${ms(cpuPerCall.cStdio)}`, ratio: `+${(cpuPerCall.gHttp - cpuPerCall.cHttp).toFixed(2)} / +${(cpuPerCall.gStdio - cpuPerCall.cStdio).toFixed(2)} ms` },
       { measurement: 'stdio: start until ready (spawn to initialize answered)', result: ms(st.gStdio!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdio! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdio! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gStdio! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mStdio! / st.node!).toFixed(2)}x)` },
+      { measurement: 'stdio: start until ready without the code cache (NODE_DISABLE_COMPILE_CACHE=1)', result: ms(st.gStdioNoCache!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdioNoCache! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdioNoCache! / st.node!).toFixed(2)}x node -e 0 (the first start after an install or upgrade)` },
       { measurement: 'HTTP: start until ready (spawn to endpoint printed)', result: ms(st.gHttp!), baseline: `${ms(st.mHttp!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gHttp! / st.mHttp!).toFixed(2)}x minimal; ${(st.gHttp! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gHttp! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mHttp! / st.node!).toFixed(2)}x)` },
       { measurement: 'HTTP: opening a session (connect + tools/list)', result: ms(so.g), baseline: ms(so.m), ratio: `${(so.g / so.m).toFixed(2)}x ${verdict(so.g / so.m, TARGETS.session)}` },
       { measurement: 'HTTP: opening a session, without the client compiling output-schema validators', result: ms(so.gr), baseline: ms(so.mr), ratio: `${(so.gr / so.mr).toFixed(2)}x ${verdict(so.gr / so.mr, TARGETS.session)}` },
@@ -198,15 +223,15 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       title: 'Minimal-server baseline: Guarded Shell against a minimal MCP SDK server (same run, interleaved)',
       rows,
       data: {
-        calls, startRounds, sessionRounds, loadStart, loadEnd, p50: p, cpuPerCallMs: cpuPerCall, sessionCpuMs: sessionCpu, rssKb: rss,
+        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, sessionCpuMs: sessionCpu, rssKb: rss,
         startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
         sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
       },
       notes: [
-        'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled by esbuild like dist/cli.js. It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
+        'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled like the shipped CLI bundle (minified, the same trims of scripts/bundle/plugins.mjs). It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
         `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command through a containment launcher so that nothing of a call outlives it or the server (${JSON.stringify(probeContainment().kind)} here: \`${[probeContainment().prefix[0]?.replace(/^.*\//, '') ?? '', ...probeContainment().prefix.slice(1, 5)].join(' ')} …\`, src/core/isolation/contain.ts): one more exec and a PID namespace per command, a security property, not overhead to trim. The "+ the same containment launcher" rows compare with the minimal server starting its commands through that same launcher, which isolates what the guard itself costs.`,
         'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group and containment launcher, the audit record (its redaction and writing are skipped when no sink listens, as with --quiet and no log file) and the structured result. Nothing in the security path is skipped for speed (the same pipeline runs as in production); `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
-        `Order rotated every round. ${calls} echo rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP; sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
+        `Order rotated every round. ${calls} echo rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP, after one warm-up round (the page cache, and Guarded Shell's code cache in ~/.cache/guarded-shell, src/cli/start.ts; the minimal server has none, as a plain Node MCP server); sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
       ],
     };
   } finally {

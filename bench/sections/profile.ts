@@ -33,7 +33,7 @@ function categorize(frame: ProfileNode['callFrame'], map: SourceMap | undefined)
     return 'node: other internals';
   }
   let source = url;
-  if (map && url.endsWith('cli.js')) {
+  if (map && url.endsWith('cli-main.js')) {
     const entry = map.findEntry(frame.lineNumber, frame.columnNumber);
     if ('originalSource' in entry) source = entry.originalSource;
   }
@@ -50,7 +50,7 @@ function categorize(frame: ProfileNode['callFrame'], map: SourceMap | undefined)
 
 /**
  * Runs the HTTP latency loop once more against a server started with --cpu-prof, and splits the server's CPU
- * time per call by where the code lives (source map of dist/cli.js). This says which layer costs what; the
+ * time per call by where the code lives (source map of dist/cli-main.js). This says which layer costs what; the
  * latency section's wall-clock decomposition says how much of it is waiting (for fork/exec, for the socket).
  */
 export async function profile(repo: string, calls: number): Promise<SectionResult> {
@@ -77,7 +77,7 @@ export async function profile(repo: string, calls: number): Promise<SectionResul
     return { id: 'profile', title: 'Where the time goes (server CPU profile)', rows: [], data: { skipped: 'no profile written' }, notes: ['skipped: the server wrote no .cpuprofile'] };
   }
   const prof = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
-  const mapFile = path.join(repo, 'dist', 'cli.js.map');
+  const mapFile = path.join(repo, 'dist', 'cli-main.js.map');
   const map = fs.existsSync(mapFile) ? new SourceMap(JSON.parse(fs.readFileSync(mapFile, 'utf8'))) : undefined;
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const cat = new Map<number, string>();
@@ -109,7 +109,7 @@ export async function profile(repo: string, calls: number): Promise<SectionResul
     title: 'Where the time goes: server CPU profile of the HTTP echo loop',
     rows,
     data: { calls, wallMs: round(wall), cpuMs: round(cpu), samples: counted, busyMs: round(busy), byCategoryMs: Object.fromEntries(sorted.map(([k, v]) => [k, round(v)])), profile: path.relative(repo, path.join(dir, file)) },
-    notes: [`node --cpu-prof (200 µs sampling) of the server, only the ${calls} measured calls (${counted} samples); frames of dist/cli.js attributed to their sources through its source map. The ms/call column splits the kernel-measured CPU time by sample share. The server also spends time the profile cannot see: the kernel's fork/exec/wait on its behalf counts as its stime.`],
+    notes: [`node --cpu-prof (200 µs sampling) of the server, only the ${calls} measured calls (${counted} samples); frames of dist/cli-main.js (the CLI bundle dist/cli.js starts) attributed to their sources through its source map. The ms/call column splits the kernel-measured CPU time by sample share. The server also spends time the profile cannot see: the kernel's fork/exec/wait on its behalf counts as its stime.`],
   };
 }
 

@@ -1,14 +1,18 @@
 import { sandboxPath, sandboxPaths } from '../core/paths/guard';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
+import { probeContainmentAsync } from '../core/isolation/contain';
 import { NETWORK_TABLE } from '../core/modes';
 import type { Policy } from '../core/policy';
 
 let probed: Promise<IsolationProbe> | undefined;
 
-/** The capability probe runs once per process: starting a sandbox is the only way to know it works here. */
+/**
+ * The capability probe runs once per process: starting a sandbox is the only way to know it works here. The
+ * no-sandbox containment launcher's trial runs beside it (not as a blocking trial when the first policy asks).
+ */
 export function probeOnce(): Promise<IsolationProbe> {
-  return (probed ??= probeIsolation());
+  return (probed ??= Promise.all([probeIsolation(), probeContainmentAsync()]).then(([probe]) => probe));
 }
 
 /**

@@ -17,12 +17,13 @@ function envOf(id: SettingId): readonly EnvVariable[] {
 export function settingsFromEnvironment(env: NodeJS.ProcessEnv): SettingsLayer {
   const layer: Record<string, unknown> = {};
   for (const id of SETTING_IDS) {
-    const kind = scalarKind(id);
     for (const variable of envOf(id)) {
       const raw = env[variable.name];
       // A list variable that is SET (even to "") can be a value: ALLOW_COMMANDS="" allows nothing, as in
       // mcp-shell-server. Others treat a blank value as unset (the default applies).
       if (raw === undefined || (raw.trim() === '' && variable.empty === 'unset')) continue;
+      // Read from the schema only for a variable that is set (a JSON Schema conversion each: start-up time).
+      const kind = scalarKind(id);
       let value: unknown;
       if (kind === 'list') value = [...new Set([...((layer[id] as string[] | undefined) ?? []), ...list(raw)])];
       else if (kind === 'number' || kind === 'integer') {

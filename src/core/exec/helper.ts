@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 
 /**
  * Short programs the server runs for ITSELF, not for the agent: GNU sed as a pure text transform and the sandbox
@@ -39,4 +39,13 @@ export function runHelper(file: string, args: readonly string[], o: HelperOption
  */
 export function trialRunSync(argv: readonly string[], stdio: ReadonlyArray<'ignore' | number>, timeoutMs = 5000): number | null {
   return spawnSync(argv[0]!, argv.slice(1), { timeout: timeoutMs, killSignal: 'SIGKILL', stdio: [...stdio] }).status;
+}
+
+/** The same trial run, without blocking the event loop (start-up runs it beside the sandbox probe). */
+export function trialRun(argv: readonly string[], stdio: ReadonlyArray<'ignore' | number>, timeoutMs = 5000): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { timeout: timeoutMs, killSignal: 'SIGKILL', stdio: [...stdio] });
+    child.once('error', () => resolve(null));
+    child.once('close', (code) => resolve(code));
+  });
 }

@@ -1,4 +1,4 @@
-import { trialRunSync } from '../exec/helper';
+import { trialRun, trialRunSync } from '../exec/helper';
 import * as fs from 'node:fs';
 import { WORKDIR_FD } from '../exec/redirects';
 import type { ExecStage } from '../exec/types';
@@ -47,19 +47,55 @@ function find(name: string): string | undefined {
   return undefined;
 }
 
-function works(argv: readonly string[]): boolean {
-  // Started the way the executor starts stages: the working directory as descriptor WORKDIR_FD.
+/** Started the way the executor starts stages: the working directory as descriptor WORKDIR_FD. */
+function withWorkdir<T>(trial: (argv: readonly string[], stdio: Array<'ignore' | number>) => T, argv: readonly string[]): T | false {
   let dir: number | undefined;
   try {
     dir = fs.openSync('/', fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0));
-    const stdio: Array<'ignore' | number> = ['ignore', 'ignore', 'ignore', 'ignore', dir];
-    return trialRunSync([...argv, '/bin/sh', '-c', 'exit 3'], stdio) === 3;
+    return trial([...argv, '/bin/sh', '-c', 'exit 3'], ['ignore', 'ignore', 'ignore', 'ignore', dir]);
   } catch {
     return false;
   } finally {
+    // The async trial has its own copy of the descriptor once spawn() returned: closing ours here is safe.
     if (dir !== undefined) fs.closeSync(dir);
   }
 }
+
+const works = (argv: readonly string[]): boolean => withWorkdir((a, stdio) => trialRunSync(a, stdio) === 3, argv) === true;
+const worksAsync = async (argv: readonly string[]): Promise<boolean> => (await withWorkdir((a, stdio) => trialRun(a, stdio), argv)) === 3;
+
+/**
+ * The launchers this machine has, strongest first, not yet tried. `group`: of the launchers sharing one, only the
+ * first that works counts (the two unshare spellings).
+ */
+function candidates(): Array<Containment & { readonly group?: string }> {
+  const out: Array<Containment & { readonly group?: string }> = [];
+  if (process.platform !== 'linux') return out;
+  // First choice: bubblewrap with NO restriction but a PID namespace (`--dev-bind / /`): the command runs as
+  // PID 2 under bwrap's own init, so signals reach it normally (a SIGTERM grace works, its exit status or signal
+  // comes back), and --die-with-parent takes the namespace down with the server.
+  const bwrap = find('bwrap');
+  // bwrap changes into its old cwd BY PATH after pivot_root; the executor hands every stage the checked
+  // folder as WORKDIR_FD, so it changes into that inode instead (a folder swapped for a link is not followed).
+  if (bwrap) out.push({ kind: 'pid-namespace', prefix: [bwrap, '--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', '--chdir', `/proc/self/fd/${WORKDIR_FD}`, '--'] });
+  const setpriv = find('setpriv');
+  const unshare = find('unshare');
+  const death = setpriv ? [setpriv, '--pdeathsig', 'KILL', '--'] : [];
+  if (unshare) {
+    for (const userns of [[], ['--user', '--map-current-user']]) {
+      const prefix = [...death, unshare, ...userns, '--pid', '--fork', '--kill-child', '--'];
+      out.push(setpriv
+        ? { kind: 'pid-namespace', prefix, group: 'unshare' }
+        : { kind: 'pid-namespace', prefix, group: 'unshare', limitation: 'setpriv (util-linux) is missing: if the server is killed with SIGKILL, running commands are not killed with it.' });
+    }
+  }
+  if (setpriv) {
+    out.push({ kind: 'pdeathsig', prefix: death, limitation: 'No PID namespace can be created here (no CAP_SYS_ADMIN and no unprivileged user namespaces): a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' });
+  }
+  return out;
+}
+
+const plain = ({ group: _group, ...c }: Containment & { readonly group?: string }): Containment => c;
 
 /**
  * Every launcher that really works here, strongest first (each is a trial run). Exported so tests can check
@@ -67,45 +103,42 @@ function works(argv: readonly string[]): boolean {
  */
 export function workingLaunchers(): Containment[] {
   const out: Containment[] = [];
-  if (process.platform !== 'linux') return out;
-  // First choice: bubblewrap with NO restriction but a PID namespace (`--dev-bind / /`): the command runs as
-  // PID 2 under bwrap's own init, so signals reach it normally (a SIGTERM grace works, its exit status or signal
-  // comes back), and --die-with-parent takes the namespace down with the server.
-  const bwrap = find('bwrap');
-  if (bwrap) {
-    // bwrap changes into its old cwd BY PATH after pivot_root; the executor hands every stage the checked
-    // folder as WORKDIR_FD, so it changes into that inode instead (a folder swapped for a link is not followed).
-    const argv = [bwrap, '--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', '--chdir', `/proc/self/fd/${WORKDIR_FD}`, '--'];
-    if (works(argv)) out.push({ kind: 'pid-namespace', prefix: argv });
-  }
-  const setpriv = find('setpriv');
-  const unshare = find('unshare');
-  const death = setpriv ? [setpriv, '--pdeathsig', 'KILL', '--'] : [];
-  if (unshare) {
-    for (const userns of [[], ['--user', '--map-current-user']]) {
-      const argv = [...death, unshare, ...userns, '--pid', '--fork', '--kill-child', '--'];
-      if (!works(argv)) continue;
-      out.push(setpriv
-        ? { kind: 'pid-namespace', prefix: argv }
-        : { kind: 'pid-namespace', prefix: argv, limitation: 'setpriv (util-linux) is missing: if the server is killed with SIGKILL, running commands are not killed with it.' });
-      break;
-    }
-  }
-  if (setpriv && works(death)) {
-    out.push({ kind: 'pdeathsig', prefix: death, limitation: 'No PID namespace can be created here (no CAP_SYS_ADMIN and no unprivileged user namespaces): a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' });
+  const groups = new Set<string>();
+  for (const c of candidates()) {
+    if (c.group && groups.has(c.group)) continue;
+    if (!works(c.prefix)) continue;
+    if (c.group) groups.add(c.group);
+    out.push(plain(c));
   }
   return out;
 }
 
+const NONE_HERE: Containment = { kind: 'none', prefix: [], limitation: 'Neither bwrap, unshare nor setpriv works here: a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' };
+const NOT_LINUX: Containment = { kind: 'none', prefix: [], limitation: 'Without a sandbox, a process that starts its own session (setsid) and closes its descriptors can outlive its call on this platform; the server kills what /proc or ps shows it.' };
+
 /** Probes once per process which launcher works here (a real trial run, as the sandbox probe does). */
 export function probeContainment(): Containment {
   if (probed) return probed;
-  if (process.platform !== 'linux') {
-    probed = { kind: 'none', prefix: [], limitation: 'Without a sandbox, a process that starts its own session (setsid) and closes its descriptors can outlive its call on this platform; the server kills what /proc or ps shows it.' };
-    return probed;
-  }
-  probed = workingLaunchers()[0] ?? { kind: 'none', prefix: [], limitation: 'Neither bwrap, unshare nor setpriv works here: a process that calls setsid and closes its descriptors can outlive its call or a SIGKILL of the server.' };
+  if (process.platform !== 'linux') return (probed = NOT_LINUX);
+  probed = workingLaunchers()[0] ?? NONE_HERE;
   return probed;
+}
+
+/**
+ * The same probe without blocking the event loop: the server starts it beside the sandbox probe, so the
+ * answer is there (and probeContainment() returns it) before the first session. Same order, same trial.
+ */
+export async function probeContainmentAsync(): Promise<Containment> {
+  if (probed) return probed;
+  if (process.platform !== 'linux') return (probed = NOT_LINUX);
+  let found: Containment = NONE_HERE;
+  for (const c of candidates()) {
+    if (await worksAsync(c.prefix)) {
+      found = plain(c);
+      break;
+    }
+  }
+  return (probed ??= found);
 }
 
 /** The stage started through the containment launcher. */

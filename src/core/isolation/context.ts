@@ -19,11 +19,13 @@ export const DEFAULT_SANDBOX_LIMITS: Required<SandboxLimits> = Object.freeze({
 
 /**
  * Credential stores below HOME. They are already hidden with the rest of HOME; these entries matter only when the
- * workspace CONTAINS the home directory (workspace = HOME), where hiding HOME would hide nothing.
+ * workspace CONTAINS the home directory (workspace = HOME), where hiding HOME would hide nothing. Last: the CLI's
+ * V8 code cache (src/cli/start.ts, COMPILE_CACHE_DIR): code the server itself runs at its next start.
  */
 export const SENSITIVE_HOME_ENTRIES: readonly string[] = Object.freeze([
   '.ssh', '.aws', '.azure', '.gnupg', '.config/gh', '.config/gcloud', '.docker', '.kube', '.netrc',
   '.git-credentials', '.npmrc', '.pypirc', '.cargo/credentials.toml', '.local/share/keyrings',
+  '.cache/guarded-shell',
 ]);
 
 export interface CheckedContext {

@@ -86,10 +86,11 @@ async function probeBwrap(opts: ProbeOptions): Promise<IsolationProbe> {
       reason: 'bubblewrap (bwrap) is not installed. Install it: `apt-get install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora), `pacman -S bubblewrap` (Arch).',
     };
   }
-  const versionRun = await run(bwrap, ['--version'], timeoutMs);
-  const version = versionRun.ok ? versionRun.stdout.trim().replace(/^bubblewrap\s+/i, '') : undefined;
   const truePath = firstExecutable(['/usr/bin/true', '/bin/true']) ?? '/bin/true';
-  let trial = await run(bwrap, trialArgs(truePath, true), timeoutMs);
+  // The version and the trial sandbox side by side: the probe is on the start-up path (sessions wait for it).
+  const [versionRun, firstTrial] = await Promise.all([run(bwrap, ['--version'], timeoutMs), run(bwrap, trialArgs(truePath, true), timeoutMs)]);
+  const version = versionRun.ok ? versionRun.stdout.trim().replace(/^bubblewrap\s+/i, '') : undefined;
+  let trial = firstTrial;
   let disableUserns = true;
   if (!trial.ok) {
     // bubblewrap < 0.8 has no --disable-userns; the sandbox is still sound without it (see docs/isolation.md).

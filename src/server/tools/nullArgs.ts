@@ -17,9 +17,10 @@ export function acceptNullAsOmitted(shape: z.ZodRawShape): z.ZodObject {
     parsing[key] = field.safeParse(undefined).success ? z.preprocess(omittedWhenNull, field) : field;
   }
   const object = z.object(parsing);
-  const published = slim(z.toJSONSchema(z.object(shape), { target: 'draft-7', io: 'input' }));
+  // Converted at the first tools/list, not when the tool is registered at start (a conversion per tool).
+  let published: unknown;
   // zod's documented hook for a schema's own JSON Schema: the SDK's tools/list renders the plain shape.
-  (object._zod as { toJSONSchema?: () => unknown }).toJSONSchema = () => structuredClone(published);
+  (object._zod as { toJSONSchema?: () => unknown }).toJSONSchema = () => structuredClone((published ??= slim(z.toJSONSchema(z.object(shape), { target: 'draft-7', io: 'input' }))));
   return object;
 }
 

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
-import { containStage, workingLaunchers } from '../../../src/core/isolation/contain';
+import { containStage, probeContainment, probeContainmentAsync, workingLaunchers } from '../../../src/core/isolation/contain';
 import { pidsWithCmdline, sleep, uniqueSeconds } from '../../helpers/procs';
 import { FIXTURE_BIN } from '../../helpers/serverProcess';
 import { stage, tagged } from '../exec/helpers';
@@ -38,4 +38,12 @@ describe.each(launchers.map((l) => [path.basename(l.prefix.find((a) => /bwrap|un
 
 it('finds at least one PID-namespace launcher on Linux CI (bwrap or unshare)', () => {
   if (process.platform === 'linux') expect(launchers.length).toBeGreaterThan(0);
+});
+
+it('the start-up probe (async, beside the sandbox probe) picks the launcher the blocking probe would, and caches it', async () => {
+  const picked = await probeContainmentAsync();
+  const strongest = workingLaunchers()[0];
+  if (strongest) expect(picked).toEqual(strongest);
+  else expect(picked.kind).toBe('none');
+  expect(probeContainment()).toBe(picked); // the pipeline's synchronous lookup gets the same answer, no second trial
 });

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import Module from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+
+/**
+ * dist/cli.js: starts the CLI bundle (dist/cli-main.js) with V8's code cache, so a start does not parse and
+ * compile the bundle again (issue 17: about a third of the time to ready). Node 22.1+ has its own cache
+ * (module.enableCompileCache); on older Node the bundle is compiled with vm.Script and V8's cached data.
+ *
+ * The cache is code the server runs, so it lives only in a folder of this user that nobody else can write
+ * (~/.cache/guarded-shell, 0700, checked before every use; the sandbox and the server's own file I/O hide it,
+ * see SENSITIVE_HOME_ENTRIES), is keyed by a hash of the bundle's bytes and the Node version, and is written
+ * by rename from a fresh file. Anything unusual — no home, a folder others can write, a cache V8 rejects, any
+ * error — means a plain start without the cache. NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off.
+ */
+const MAIN = path.join(__dirname, 'cli-main.js');
+/** Relative to the home folder; also on the sandbox's hidden list (src/core/isolation/context.ts). */
+export const COMPILE_CACHE_DIR = path.join('.cache', 'guarded-shell');
+
+/** The cache folder, created 0700 when missing; undefined unless it is ours alone. */
+function privateDir(): string | undefined {
+  const home = os.homedir();
+  if (!home || !path.isAbsolute(home)) return undefined;
+  const dir = path.join(home, COMPILE_CACHE_DIR);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(dir);
+  const mine = typeof process.getuid !== 'function' || st.uid === process.getuid();
+  return st.isDirectory() && mine && (st.mode & 0o077) === 0 ? dir : undefined;
+}
+
+function readCache(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid()) || (st.mode & 0o077) !== 0) return undefined;
+    return fs.readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Writes the cache beside the old ones by rename (never half a file), then drops caches of other bundles. */
+function writeCache(dir: string, file: string, data: Buffer): void {
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
+  try {
+    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    try {
+      fs.writeFileSync(fd, data);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+    for (const old of fs.readdirSync(dir)) if (/^cli-[0-9a-f]+\.v8$/.test(old) && old !== path.basename(file)) fs.rmSync(path.join(dir, old), { force: true });
+  } catch {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** Node < 22.1: compiles the bundle as Node's CommonJS loader would, with V8's cached data from the last start. */
+function compileWithCodeCache(dir: string): () => void {
+  const source = fs.readFileSync(MAIN, 'utf8');
+  const key = createHash('sha256').update(process.version).update('\0').update(process.arch).update('\0').update(source).digest('hex').slice(0, 32);
+  const file = path.join(dir, `cli-${key}.v8`);
+  const cachedData = readCache(file);
+  const script = new vm.Script(Module.wrap(source), { filename: MAIN, ...(cachedData && { cachedData }) });
+  if (!cachedData || script.cachedDataRejected) {
+    // Written once the start is done, so the cache also holds the functions the start compiled.
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      writeCache(dir, file, script.createCachedData());
+    };
+    setTimeout(write, 1000).unref();
+    process.once('exit', write);
+  }
+  const fn = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
+  return () => {
+    const main = new Module(MAIN, module);
+    main.filename = MAIN;
+    main.loaded = true;
+    fn.call(main.exports, main.exports, Module.createRequire(MAIN), main, MAIN, path.dirname(MAIN));
+  };
+}
+
+function start(): void {
+  let dir: string | undefined;
+  try {
+    dir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : privateDir();
+  } catch {
+    dir = undefined;
+  }
+  if (dir) {
+    const enable = (Module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+    if (typeof enable === 'function') {
+      enable(dir);
+      require(MAIN);
+      return;
+    }
+    let run: (() => void) | undefined;
+    try {
+      run = compileWithCodeCache(dir);
+    } catch {
+      run = undefined; // compiling with the cache failed: a plain start below
+    }
+    if (run) return run(); // the CLI's own errors are its own: never started a second time
+  }
+  require(MAIN);
+}
+
+start();

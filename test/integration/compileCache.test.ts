@@ -1,0 +1,101 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SENSITIVE_HOME_ENTRIES } from '../../src/core/isolation/context';
+import { CLI } from '../helpers/serverProcess';
+
+// dist/cli.js (src/cli/start.ts) starts the CLI bundle with V8's code cache in ~/.cache/guarded-shell. These run
+// the real starter with HOME pointed at a temp folder and look at what it leaves there.
+const homes: string[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
+});
+
+function freshHome(): string {
+  const h = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-cache-home-'));
+  homes.push(h);
+  return h;
+}
+
+function version(home: string, extraEnv: Record<string, string> = {}): string {
+  const env = { PATH: process.env.PATH ?? '', HOME: home, ...extraEnv };
+  const r = spawnSync(process.execPath, [CLI, '--version'], { env, encoding: 'utf8', timeout: 60_000 });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return r.stdout.trim();
+}
+
+const cacheDir = (home: string) => path.join(home, '.cache', 'guarded-shell');
+const cacheFiles = (home: string) => (fs.existsSync(cacheDir(home)) ? fs.readdirSync(cacheDir(home)) : []);
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+
+describe('the CLI starter\'s code cache', () => {
+  it('is written into a private folder (0700, files 0600) and reused as it is by the next start', () => {
+    const home = freshHome();
+    const v = version(home);
+    expect(v).toMatch(/^\d+\.\d+\.\d+/);
+    expect(fs.statSync(cacheDir(home)).mode & 0o777).toBe(0o700);
+    const files = cacheFiles(home);
+    expect(files.length).toBeGreaterThan(0);
+    if (nodeMajor < 22) {
+      // Our own vm.Script cache: one file per bundle + Node version, written by rename, never half a file.
+      expect(files).toEqual([expect.stringMatching(/^cli-[0-9a-f]{32}\.v8$/)]);
+      const file = path.join(cacheDir(home), files[0]!);
+      const st = fs.statSync(file);
+      expect(st.mode & 0o777).toBe(0o600);
+      expect(st.size).toBeGreaterThan(100_000);
+      // The second start accepts it: nothing is rewritten (a rejected cache would be replaced: a new inode).
+      expect(version(home)).toBe(v);
+      expect(fs.statSync(file).ino).toBe(st.ino);
+      expect(cacheFiles(home)).toEqual(files);
+    }
+  });
+
+  it('a cache V8 rejects (garbage of the right name) costs nothing but a compile: same answer, cache replaced', () => {
+    if (nodeMajor >= 22) return; // Node's own cache validates its files itself
+    const home = freshHome();
+    const v = version(home);
+    const file = path.join(cacheDir(home), cacheFiles(home)[0]!);
+    fs.writeFileSync(file, Buffer.alloc(4096, 0x41), { mode: 0o600 });
+    expect(version(home)).toBe(v);
+    expect(fs.readFileSync(file).subarray(0, 16).equals(Buffer.alloc(16, 0x41))).toBe(false);
+  });
+
+  it('is not used when others can write the folder, nor a file others can write, nor a link', () => {
+    const home = freshHome();
+    fs.mkdirSync(cacheDir(home), { recursive: true, mode: 0o700 });
+    fs.chmodSync(cacheDir(home), 0o777);
+    const v = version(home);
+    expect(cacheFiles(home)).toEqual([]); // nothing written into a folder others can write
+
+    if (nodeMajor >= 22) return;
+    fs.chmodSync(cacheDir(home), 0o700);
+    version(home);
+    const [name] = cacheFiles(home);
+    const file = path.join(cacheDir(home), name!);
+    // A planted cache file that is a link, or that others may write, is not read (and gets replaced by a real one).
+    const planted = path.join(home, 'planted');
+    fs.copyFileSync(file, planted);
+    fs.rmSync(file);
+    fs.symlinkSync(planted, file);
+    expect(version(home)).toBe(v);
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(false);
+    fs.chmodSync(file, 0o666);
+    const before = fs.statSync(file).ino;
+    expect(version(home)).toBe(v);
+    expect(fs.statSync(file).ino).not.toBe(before);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('NODE_DISABLE_COMPILE_CACHE=1 turns it off', () => {
+    const home = freshHome();
+    version(home, { NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(fs.existsSync(cacheDir(home))).toBe(false);
+  });
+
+  it('lives where the sandbox and the file tools hide it when the workspace holds the home folder', () => {
+    expect(SENSITIVE_HOME_ENTRIES).toContain(path.relative(os.homedir(), path.join(os.homedir(), '.cache', 'guarded-shell')));
+  });
+});

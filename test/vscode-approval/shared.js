@@ -19,6 +19,10 @@ module.exports = {
   NOTES_AFTER: 'alpha\nBETA (approved)\ngamma\ndelta\n',
   DENIED_EDIT_SCRIPT: '/gamma/d',
   EDIT_DENY_REASON: 'keep gamma',
+  /** Batch approval per kind: two commands approved with one confirmed batch, the file change pending beside them. */
+  BATCH_WORDS: ['batch-one', 'batch-two'],
+  BATCH_EDIT_SCRIPT: 's/delta/DELTA (batch)/',
+  BATCH_DENY_REASON: 'not part of the batch',
   /** The diff rows the editFile card must show: [kind, old line, new line, sign, text] or [kind, text]. */
   EDIT_ROWS: [
     ['file', '--- a/notes.txt'],

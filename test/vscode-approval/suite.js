@@ -73,6 +73,33 @@ exports.run = async function run() {
     assert(Buffer.compare(before, after) === 0, 'the file changed although the edit was denied');
   });
 
+  await scenario('batch approval is per kind: "Approve these 2" runs both commands; the file change pending beside them stays pending, then is denied', async () => {
+    const file = path.join(ws, shared.NOTES);
+    const before = fs.readFileSync(file);
+    let editSettled = false;
+    // All three wait at the same time: two command cards and one file-change card.
+    const edit = call('editFile', { file: shared.NOTES, script: shared.BATCH_EDIT_SCRIPT }).then(
+      (r) => { editSettled = true; return r; },
+      (e) => { editSettled = true; throw e; },
+    );
+    edit.catch(() => {}); // awaited below, after the commands; a failure then is reported there
+    const cmds = await Promise.all(shared.BATCH_WORDS.map((w) => call('shell_execute', { command: ['echo', w] })));
+    cmds.forEach((r, i) => {
+      const s = r.structuredContent;
+      assert(s && s.outcome === 'ok' && s.stdout === `${shared.BATCH_WORDS[i]}\n`, `command ${i + 1}: ${JSON.stringify(r.content)}`);
+      assert(s.approvedBy === 'user', `command ${i + 1} approvedBy ${s.approvedBy}`);
+    });
+    // The commands' batch did not decide the file change: it still waits (the driver denies it only after this).
+    await sleep(200);
+    assert(!editSettled, 'the file change was decided together with the commands batch');
+    assert(Buffer.compare(before, fs.readFileSync(file)) === 0, 'the file changed while its card was pending');
+    fs.writeFileSync(path.join(OUT, 'batch-ran'), '');
+    const r = await edit;
+    const s = r.structuredContent;
+    assert(r.isError && s && s.outcome === 'denied' && s.denial && s.denial.message === shared.BATCH_DENY_REASON, `editFile ${JSON.stringify(s)}`);
+    assert(Buffer.compare(before, fs.readFileSync(file)) === 0, 'the file changed although the edit was denied');
+  });
+
   await scenario('"Always allow" writes the user\'s guardedShell.autoApprove and the next identical call runs without a card', async () => {
     const first = await call('shell_execute', { command: ['echo', shared.ALWAYS_WORD] });
     assert(first.structuredContent && first.structuredContent.outcome === 'ok', `first call ${JSON.stringify(first.content)}`);

@@ -91,7 +91,10 @@ export function runFileChange(deps: FileDeps, given: FileCall, plan: () => Plann
           },
         }),
         execute: async (gated) => {
-          const kept = policy.editBackup === 'storage' && planned.keep ? keepBackup(deps, call, policy.root, planned.keep(preview)) : undefined;
+          const keep = policy.editBackup === 'storage' && planned.keep ? planned.keep(preview) : [];
+          const kept = keepBackup(deps, call, policy.root, keep);
+          // The person learns that this one cannot be undone, rather than finding no Undo in the history later.
+          const notKept = keep.length > 0 && !kept ? ' No backup was kept: the previous content is larger than the backup store holds, so this change cannot be undone from the history.' : '';
           let out: ApplyOutcome;
           try {
             out = await planned.apply(preview);
@@ -103,6 +106,7 @@ export function runFileChange(deps: FileDeps, given: FileCall, plan: () => Plann
           const undoable = kept !== undefined && out.changed !== false;
           return {
             outcome: 'ok', files, ...out,
+            ...(notKept && out.changed !== false && { message: `${out.message}${notKept}` }),
             ...(undoable && { undoable, message: `${out.message} The previous content is kept outside the workspace.` }),
             ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
           };

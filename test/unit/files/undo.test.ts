@@ -74,6 +74,17 @@ describe('editBackup: storage', () => {
     expect(d.sink.records.at(-1)).toMatchObject({ event: 'file_audit', tool: UNDO_TOOL, undoes: change.requestId, result_type: 'success', undoable: true });
   });
 
+  it('says a change cannot be undone when its previous content is larger than the store holds (and still makes it)', async () => {
+    fs.writeFileSync(file('a.txt'), 'x'.repeat(2_000));
+    const tiny = new BackupStore(path.join(ws.outside, 'tiny'), { maxEntries: 10, maxBytes: 500 });
+    const d = { ...storageDeps(), backups: () => tiny };
+    const r = await writeFileTool(d, callOf('writeFile'), { file: 'a.txt', text: 'short' });
+    expect(r.outcome, r.message).toBe('ok');
+    expect(r.undoable).toBeUndefined();
+    expect(r.message).toMatch(/No backup was kept: .*cannot be undone/);
+    expect(fs.readFileSync(file('a.txt'), 'utf8')).toBe('short\n');
+  });
+
   it('keeps no numbered backup and says where the previous content went', async () => {
     fs.writeFileSync(file('a.txt'), TEXT);
     const r = await editFileTool(storageDeps(), callOf('editFile'), { file: 'a.txt', script: 's/beta/B/' });

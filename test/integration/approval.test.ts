@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { AuditLog, memorySink } from '../../src/core/audit';
@@ -42,6 +44,19 @@ describe('approval in the standalone server (no VS Code)', () => {
     expect(s.stdout).toBe('approved run\n');
     expect(s.approvedBy).toBe('elicitation');
     expect(asked[0]).toContain('"echo" "approved run"');
+    await client.close();
+  });
+
+  it('asks a client that never opened the optional standalone stream on the call\'s own stream (the question is not dropped)', async () => {
+    // A client may answer GET /mcp with nothing (405 here): the elicitation must still reach it, inside the call.
+    const onlyPost: typeof fetch = (url, init) => (init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(url, init));
+    const client = new Client({ name: 'post-only', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: onlyPost, requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { approve: true } }));
+    // Dropped, the question would leave the call waiting for the approval timeout (minutes): the client gives up first.
+    const s = structured(await client.callTool({ name: 'shell_execute', arguments: { command: ['echo', 'post only'] } }, undefined, { timeout: 15_000 }));
+    expect(s.outcome).toBe('ok');
+    expect(s.stdout).toBe('post only\n');
     await client.close();
   });
 

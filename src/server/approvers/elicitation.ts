@@ -1,6 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Approver, ApprovalRequest } from '../../core/approval';
 import { describeApproval } from '../../shared/approvalText';
+import { relatedRequest } from './relatedRequest';
 import type { ServerContext } from '../context';
 
 /**
@@ -28,7 +30,8 @@ export function elicitationApprover(server: McpServer, ctx: ServerContext): Appr
               required: ['approve'],
             },
           },
-          { timeout: timeoutMs, ...(signal && { signal }) },
+          // On the call's own response stream (see relatedRequest.ts), never only on the optional standalone one.
+          { timeout: timeoutMs, ...(signal && { signal }), ...withRelated(relatedRequest.getStore()) },
         );
         const approved = answer.action === 'accept' && answer.content?.approve === true;
         const reason = typeof answer.content?.reason === 'string' && answer.content.reason ? answer.content.reason : undefined;
@@ -45,4 +48,8 @@ export function elicitationApprover(server: McpServer, ctx: ServerContext): Appr
 export function approvalText(r: ApprovalRequest): string {
   const { message, detail } = describeApproval(r, 'workspace');
   return `${message}\n${detail}`;
+}
+
+function withRelated(id: RequestId | undefined): { relatedRequestId?: RequestId } {
+  return id === undefined ? {} : { relatedRequestId: id };
 }

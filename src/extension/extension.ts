@@ -7,6 +7,7 @@ import { ServerManager } from './serverManager';
 import { SECTION } from './settings';
 import { createStatusBar } from './statusBar';
 import { createTestApi, type GuardedShellTestApi } from './testApi';
+import { revokeByName, undoByName } from './sameName';
 
 /**
  * Activation: one server process for the window, serving every trusted workspace folder (each with its own endpoint,
@@ -28,9 +29,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   const panel = new WebviewApprovalPresenter({
     extensionUri: context.extensionUri,
     log,
-    revoke: async (folderName, key) => (await serverList?.all.find((s) => s.name === folderName)?.revoke(key)) ?? false,
-    undo: async (folderName, requestId) =>
-      (await serverList?.all.find((s) => s.name === folderName)?.undo(requestId)) ?? { outcome: 'failed', message: `No server for "${folderName}".`, files: [] },
+    revoke: (folderName, key) => revokeByName(serverList?.all ?? [], folderName, key),
+    undo: (folderName, requestId) => undoByName(serverList?.all ?? [], folderName, requestId),
     folders: () => serverList?.all.map((s) => s.name) ?? [],
     // Shown until dismissed once, on this machine (not per workspace: it is about VS Code's own setting).
     notice: { dismissed: () => context.globalState.get(DOUBLE_PROMPT_NOTICE) === true, dismiss: () => context.globalState.update(DOUBLE_PROMPT_NOTICE, true) },

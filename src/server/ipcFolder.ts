@@ -95,7 +95,8 @@ export class IpcFolder {
     if (!s) return { outcome: 'failed', message: `"${this.init.folderName}" is not running.`, files: [] };
     await s.ctx.ready;
     const r = await undoChange(s.ctx.fileDeps(() => s.ctx.defaultApprover), { tool: UNDO_TOOL }, { requestId });
-    return { outcome: r.outcome, message: r.message, files: r.files };
+    const rule = r.denial?.rule ?? r.error?.rule;
+    return { outcome: r.outcome, message: r.message, files: r.files, ...(rule && { rule }) };
   }
 
   status(): StatusResult {

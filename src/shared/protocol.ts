@@ -147,4 +147,6 @@ export interface UndoResult {
   readonly outcome: 'ok' | 'denied' | 'failed';
   readonly message: string;
   readonly files: readonly string[];
+  /** The rule behind a denial or failure (`undo.no-backup`: this folder keeps no such change). */
+  readonly rule?: string;
 }

@@ -110,6 +110,7 @@ describe('VS Code: backups outside the workspace, Undo through the server pipeli
     const r = await host.rpc.sendRequest<UndoResult>(UNDO, { folderId: 'ws', requestId: 'no-such-change' });
     expect(r.outcome).toBe('failed');
     expect(r.message).toMatch(/No backup of that change is kept/);
+    expect(r.rule).toBe('undo.no-backup'); // what lets the panel try a namesake folder next (src/extension/sameName.ts)
     expect(fs.readdirSync(ws)).toEqual([]);
   });
 });

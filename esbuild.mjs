@@ -32,7 +32,9 @@ const entries = [
   // dist/cli.js is a small starter that loads the CLI bundle with V8's code cache (src/cli/start.ts).
   { entryPoints: ['src/cli/start.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js' },
-  { entryPoints: ['src/server/ipcMain.ts'], outfile: 'dist/server.js' },
+  // dist/server.js, the process the extension forks, starts dist/server-main.js the same way.
+  { entryPoints: ['src/cli/start.ts'], outfile: 'dist/server.js', define: { ...common.define, GUARDED_SHELL_STARTER_MAIN: '"server-main.js"' } },
+  { entryPoints: ['src/server/ipcMain.ts'], outfile: 'dist/server-main.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
 ];
 

@@ -6,8 +6,9 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 
 /**
- * dist/cli.js: starts the CLI bundle (dist/cli-main.js) with V8's code cache, so a start does not parse and
- * compile the bundle again (issue 17: about a third of the time to ready). Node 22.1+ has its own cache
+ * dist/cli.js and dist/server.js: start their bundle (dist/cli-main.js, or dist/server-main.js, the server process
+ * the VS Code extension forks) with V8's code cache, so a start does not parse and compile the bundle again
+ * (issue 17: about a third of the time to ready). Node 22.1+ (and so VS Code's own) has its own cache
  * (module.enableCompileCache); on older Node the bundle is compiled with vm.Script and V8's cached data.
  *
  * The cache is code the server runs, so it lives only in a folder of this user that nobody else can write
@@ -16,7 +17,11 @@ import * as vm from 'node:vm';
  * by rename from a fresh file. Anything unusual — no home, a folder others can write, a cache V8 rejects, any
  * error — means a plain start without the cache. NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off.
  */
-const MAIN = path.join(__dirname, 'cli-main.js');
+declare const GUARDED_SHELL_STARTER_MAIN: string | undefined;
+/** The bundle this starter loads, chosen at build time (esbuild.mjs); its name without `-main.js` prefixes its cache. */
+const MAIN_NAME = typeof GUARDED_SHELL_STARTER_MAIN === 'string' ? GUARDED_SHELL_STARTER_MAIN : 'cli-main.js';
+const MAIN = path.join(__dirname, MAIN_NAME);
+const PREFIX = MAIN_NAME.replace(/-main\.js$/, '');
 /** Relative to the home folder; also on the sandbox's hidden list (src/core/isolation/context.ts). */
 export const COMPILE_CACHE_DIR = path.join('.cache', 'guarded-shell');
 
@@ -56,7 +61,8 @@ function writeCache(dir: string, file: string, data: Buffer): void {
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
-    for (const old of fs.readdirSync(dir)) if (/^cli-[0-9a-f]+\.v8$/.test(old) && old !== path.basename(file)) fs.rmSync(path.join(dir, old), { force: true });
+    const ours = new RegExp(`^${PREFIX}-[0-9a-f]+\\.v8$`); // the other starter's caches are not ours to drop
+    for (const old of fs.readdirSync(dir)) if (ours.test(old) && old !== path.basename(file)) fs.rmSync(path.join(dir, old), { force: true });
   } catch {
     fs.rmSync(tmp, { force: true });
   }
@@ -66,7 +72,7 @@ function writeCache(dir: string, file: string, data: Buffer): void {
 function compileWithCodeCache(dir: string): () => void {
   const source = fs.readFileSync(MAIN, 'utf8');
   const key = createHash('sha256').update(process.version).update('\0').update(process.arch).update('\0').update(source).digest('hex').slice(0, 32);
-  const file = path.join(dir, `cli-${key}.v8`);
+  const file = path.join(dir, `${PREFIX}-${key}.v8`);
   const cachedData = readCache(file);
   const script = new vm.Script(Module.wrap(source), { filename: MAIN, ...(cachedData && { cachedData }) });
   if (!cachedData || script.cachedDataRejected) {
@@ -99,7 +105,15 @@ function start(): void {
   if (dir) {
     const enable = (Module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
     if (typeof enable === 'function') {
-      enable(dir);
+      try {
+        enable(dir);
+        // Node writes its cache at a clean exit only; a server that is killed (as VS Code may kill its server)
+        // would never have one. Written once the start is done, like the vm path below.
+        const flush = (Module as { flushCompileCache?: () => void }).flushCompileCache;
+        if (typeof flush === 'function') setTimeout(() => flush(), 1000).unref();
+      } catch {
+        /* a runtime that refuses it (an embedder's Node): a plain start */
+      }
       require(MAIN);
       return;
     }

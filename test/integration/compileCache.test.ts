@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import Module from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SENSITIVE_HOME_ENTRIES } from '../../src/core/isolation/context';
+import { startIpcProcess } from '../helpers/ipcHost';
 import { CLI } from '../helpers/serverProcess';
 
 // dist/cli.js (src/cli/start.ts) starts the CLI bundle with V8's code cache in ~/.cache/guarded-shell. These run
@@ -30,6 +32,7 @@ function version(home: string, extraEnv: Record<string, string> = {}): string {
 const cacheDir = (home: string) => path.join(home, '.cache', 'guarded-shell');
 const cacheFiles = (home: string) => (fs.existsSync(cacheDir(home)) ? fs.readdirSync(cacheDir(home)) : []);
 const nodeMajor = Number(process.versions.node.split('.')[0]);
+const nodeHasCompileCache = typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 describe('the CLI starter\'s code cache', () => {
   it('is written into a private folder (0700, files 0600) and reused as it is by the next start', () => {
@@ -99,3 +102,24 @@ describe('the CLI starter\'s code cache', () => {
     expect(SENSITIVE_HOME_ENTRIES).toContain(path.relative(os.homedir(), path.join(os.homedir(), '.cache', 'guarded-shell')));
   });
 });
+
+describe('the VS Code server\'s starter (dist/server.js)', () => {
+  it('starts the server bundle with a code cache of its own, beside the CLI\'s (neither drops the other\'s)', async () => {
+    const home = freshHome();
+    version(home);
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-cache-ws-'));
+    homes.push(ws);
+    const proc = await startIpcProcess([{ folderId: 'w', folder: ws, settings: { isolation: 'none' } }], { PATH: process.env.PATH ?? '', HOME: home });
+    try {
+      expect((await proc.folder('w').ready).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/); // the server really started through it
+      // The cache is written a moment after the start (also when the process is later killed, as here).
+      for (let i = 0; i < 50 && !cacheFiles(home).some((f) => f.startsWith('server-') || f.startsWith('v')); i++) await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      await proc.close();
+    }
+    const files = cacheFiles(home);
+    if (nodeHasCompileCache) expect(files.some((f) => f.startsWith(`${process.version}-`))).toBe(true); // Node's own cache
+    else expect(files.filter((f) => f.endsWith('.v8')).map((f) => f.split('-')[0]).sort()).toEqual(['cli', 'server']);
+  });
+});
+

@@ -38,7 +38,7 @@ describeWith('vsce')('the packaged .vsix', () => {
   });
 
   it('holds the README, the bundles and the pages and image the README shows, and no sources or maps', () => {
-    for (const f of ['readme.md', 'package.json', 'dist/extension.js', 'dist/server.js', 'docs/approval-panel.png', 'docs/cli.md']) expect(entries).toContain(f);
+    for (const f of ['readme.md', 'package.json', 'dist/extension.js', 'dist/server.js', 'dist/server-main.js', 'docs/approval-panel.png', 'docs/cli.md']) expect(entries).toContain(f);
     expect([...entries].filter((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/') || f.includes('node_modules/'))).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 # e2e-lib.sh: the setup shared by the real-VS-Code end-to-end runners (scripts/e2e-vscode.sh,
-# test/vscode-approval/run.sh), sourced by both. Route B of vscode-e2e.md: the VS Code server bundled in
+# test/vscode-approval/run.sh, test/vscode-multiroot/run.sh), sourced by each. Route B of vscode-e2e.md: the VS Code server bundled in
 # code-server runs the extension from a staged copy of exactly what the .vsix holds; the suite's extensionTestsPath
 # module runs in its extension host; test/vscode/driver.js (headless Chromium) opens the workbench.
 # A runner calls, in order:
@@ -9,6 +9,7 @@
 #   (export what the suite reads: the extension host inherits the VS Code server's environment)
 #   e2e_start_server                  sets PORT START SPID; cleanup on EXIT (calls e2e_cleanup_hook if defined)
 #   e2e_run_driver <suite.js> <seconds> [player.js]   sets DRIVER_RC
+#   e2e_wait_no_leftovers             (after the driver) sets CLOSE_OK; needs a `leftovers` function
 #   e2e_report "<extra check name>" <1|0> ...          prints every result and "N passed, M failed"; returns 1 on any failure
 #   e2e_finish <rc>                   removes the run folder when all passed (unless E2E_KEEP=1), exits <rc>
 # Every early failure prints "0 passed, 1 failed", so the last line always counts.
@@ -76,6 +77,19 @@ e2e_run_driver() {
   PLAYER=${3:-}
   VSCODE_URL="http://127.0.0.1:$PORT/?$target&payload=$payload" timeout "$2" node test/vscode/driver.js ${PLAYER:+"$PLAYER"}
   DRIVER_RC=$?
+}
+
+# After VS Code closed: waits (20 s at most) until `leftovers` — a function the runner defines that prints this run's
+# processes, one per line — prints nothing. Sets CLOSE_OK=1 then; otherwise names what is left and kills it (this
+# run's processes only).
+e2e_wait_no_leftovers() {
+  CLOSE_OK=0
+  for _ in $(seq 1 40); do
+    if [ -z "$(leftovers)" ]; then CLOSE_OK=1; return; fi
+    sleep 0.5
+  done
+  echo "e2e: left behind after VS Code closed:"; leftovers
+  for pid in $(leftovers | awk '{print $1}'); do kill -KILL "$pid" 2>/dev/null; done
 }
 
 # Arguments: pairs of a check the runner made itself and its outcome (1 = passed).

@@ -31,15 +31,7 @@ e2e_run_driver test/vscode/suite.js 300
 # "Closing VS Code leaves no process of the server or its children": the page is closed and the extension host
 # ends; within a few seconds neither a server process of this run nor the command it left running may remain.
 leftovers() { ps -eo pid=,args= | grep -F -e "$EXT/dist/server.js" -e "sleep $SLEEP_SECONDS" | grep -v -F -e "grep -F" ; }
-CLOSE_OK=0
-for _ in $(seq 1 40); do
-  if [ -z "$(leftovers)" ]; then CLOSE_OK=1; break; fi
-  sleep 0.5
-done
-if [ "$CLOSE_OK" != 1 ]; then
-  echo "e2e: left behind after VS Code closed:"; leftovers
-  for pid in $(leftovers | awk '{print $1}'); do kill -KILL "$pid" 2>/dev/null; done   # this run's processes only
-fi
+e2e_wait_no_leftovers
 kill "$HOLDER" 2>/dev/null
 
 e2e_report "closing VS Code leaves no process of the server or its children" "$CLOSE_OK"

@@ -46,8 +46,7 @@ export function describeWith(...names: Capability[]): (title: string, body: () =
   const line = missingLine(names);
   if (!line) return (title, body) => describe(title, body);
   if (strict()) return (title) => describe(title, () => it(`has ${names.join(' and ')}`, () => { throw new Error(line); }));
-  // Skipped on purpose: the capability is missing here, and the global setup prints the one line saying which.
-  return (title, body) => describe.skip(title, body);
+  return (title, body) => describe.skip(title, body); // skipped: the capability is missing here (the global setup prints which)
 }
 
 /** For one test: skips it (or fails it, strictly) when a capability is missing. */

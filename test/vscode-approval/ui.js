@@ -34,6 +34,12 @@ async function playCards(page, check, say) {
   const cardWithChip = (text) => panel.locator('li.card:not([aria-disabled])', { has: panel.locator('bdi.chip', { hasText: text }) });
   const diffRows = (card) => card.locator('table.diff tbody tr').evaluateAll(readDiffRows);
   const click = (card, name) => card.getByRole('button', { name, exact: true }).click({ timeout: 15000 });
+  /** Waits for the suite's signal file (it writes one when its side of a scenario is done); `why` names a missing one. */
+  const suiteSaid = async (file, why, seconds = 60) => {
+    const f = path.join(OUT, file);
+    for (let i = 0; i < seconds * 2 && !fs.existsSync(f); i++) await page.waitForTimeout(500);
+    if (!fs.existsSync(f)) throw new Error(why);
+  };
 
   await check('the card of a command shows its argv and Approve returns it to the agent', async () => {
     const card = cardWithChip(shared.APPROVE_WORD);
@@ -108,9 +114,7 @@ async function playCards(page, check, say) {
     assertEqual(await panel.locator('li.card').count(), 3, 'cards pending before "Approve these 2"');
     await region.getByRole('button', { name: 'Approve these 2', exact: true }).click({ timeout: 15000 });
     // The suite sees both outputs and that the file change is still waiting, then says so.
-    const go = path.join(OUT, 'batch-ran');
-    for (let i = 0; i < 120 && !fs.existsSync(go); i++) await page.waitForTimeout(500);
-    if (!fs.existsSync(go)) throw new Error('the suite never saw the two commands run');
+    await suiteSaid('batch-ran', 'the suite never saw the two commands run');
     assertEqual(await panel.locator('li.card').count(), 1, 'cards pending after the commands batch');
     assertEqual(await panel.locator('.toolbar button:visible').allTextContents(), ['Approve all 1 file change…'], 'batch buttons after the commands batch');
     await edit.locator('.reason-input').fill(shared.BATCH_DENY_REASON);
@@ -127,9 +131,7 @@ async function playCards(page, check, say) {
     const card = cardWithChip(shared.TIMED_WORD);
     await card.waitFor({ timeout: 60000 });
     await click(card, 'Allow for 15 minutes');
-    const go = path.join(OUT, 'revoke-now');
-    for (let i = 0; i < 120 && !fs.existsSync(go); i++) await page.waitForTimeout(500);
-    if (!fs.existsSync(go)) throw new Error('the suite never asked for the revocation');
+    await suiteSaid('revoke-now', 'the suite never asked for the revocation');
     await panel.getByRole('tab', { name: 'History' }).click();
     const key = `echo ${shared.TIMED_WORD}`;
     const item = panel.locator('ul.remembered li', { hasText: shared.TIMED_WORD });
@@ -150,9 +152,7 @@ async function playCards(page, check, say) {
     const write = panel.locator('li.card:not([aria-disabled])', { hasText: shared.RAW });
     await write.waitFor({ timeout: 60000 });
     await click(write, 'Approve');
-    const go = path.join(OUT, 'undo-now');
-    for (let i = 0; i < 120 && !fs.existsSync(go); i++) await page.waitForTimeout(500);
-    if (!fs.existsSync(go)) throw new Error('the suite never asked for the Undo');
+    await suiteSaid('undo-now', 'the suite never asked for the Undo');
     await panel.getByRole('tab', { name: 'History' }).click();
     const undo = panel.getByRole('button', { name: `Undo ${shared.RAW}`, exact: true });
     await undo.first().click({ timeout: 15000 });
@@ -166,9 +166,7 @@ async function playCards(page, check, say) {
   });
 
   await check('the history tab lists the requests with their outcomes and who decided', async () => {
-    const done = path.join(OUT, 'suite-done');
-    for (let i = 0; i < 240 && !fs.existsSync(done); i++) await page.waitForTimeout(500);
-    if (!fs.existsSync(done)) throw new Error('the suite did not finish its calls');
+    await suiteSaid('suite-done', 'the suite did not finish its calls', 120);
     assertEqual(await panel.locator('li.card').count(), 0, 'cards left after the last call (the always-allowed call must not show one)');
     await panel.getByRole('tab', { name: 'History' }).click();
     const rows = panel.locator('table.history tbody tr');

@@ -31,12 +31,7 @@ e2e_run_driver test/vscode-multiroot/suite.js 300
 
 # Closing VS Code leaves no server process behind (the one process of the window included).
 leftovers() { ps -eo pid=,args= | grep -F -e "$EXT/dist/server.js" | grep -v -F -e "grep -F"; }
-CLOSE_OK=0
-for _ in $(seq 1 40); do
-  if [ -z "$(leftovers)" ]; then CLOSE_OK=1; break; fi
-  sleep 0.5
-done
-[ "$CLOSE_OK" = 1 ] || { echo "e2e: left behind after VS Code closed:"; leftovers; }
+e2e_wait_no_leftovers
 
 [ -f "$E2E_REPORT" ] && echo "e2e: figures ($E2E_REPORT): $(cat "$E2E_REPORT")"
 e2e_report "closing VS Code leaves no server process" "$CLOSE_OK"

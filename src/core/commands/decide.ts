@@ -239,9 +239,7 @@ function refuseUnlessReadOnly(plan: CommandPlan, only: NonNullable<CommandReques
 
 function checkRedirectsAgainstGuard(plan: CommandPlan, policy: Policy): Verdict | undefined {
   const g = guardFor(policy);
-  const stat = (real: string) => {
-    return attempt(() => fs.statSync(real, { bigint: true }));
-  };
+  const stat = (real: string) => attempt(() => fs.statSync(real, { bigint: true }));
   try {
     if (plan.stdinFile) {
       const st = stat(plan.stdinFile.real);

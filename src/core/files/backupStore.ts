@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { attempt } from '../attempt';
 import { ToolError } from '../errors';
+import { isInside } from '../paths/confine';
 import { at, closeQuietly, createExclusive, openEntry, openRootDir, procFdWorks, reopen, syncDir, type Dir } from '../paths/fdpath';
 
 /**
@@ -75,13 +77,8 @@ export class BackupStore {
    * tools could then read or rewrite the backups, so the store is not used there.
    */
   isInside(root: string): boolean {
-    let real = this.dir;
-    try {
-      real = fs.realpathSync(this.dir);
-    } catch {
-      /* not created yet: its path as given */
-    }
-    return [this.dir, real].some((p) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+    const real = attempt(() => fs.realpathSync(this.dir)) ?? this.dir; // not created yet: its path as given
+    return [this.dir, real].some((p) => isInside(root, p));
   }
 
   /**

@@ -26,6 +26,8 @@ const common = {
   legalComments: 'none',
   plugins: trimPlugins,
   metafile,
+  // The containment zygote's Perl source (src/core/exec/zygote/zygote.pl) goes into the bundle as a string.
+  loader: { '.pl': 'text' },
 };
 
 const entries = [

@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { perlAsText } from './test/helpers/perlAsText';
 
 export default defineConfig({
+  plugins: [perlAsText],
   test: {
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts', 'test/packaging/**/*.test.ts'],
     // Builds dist/ once and probes bubblewrap, Chromium, gawk, bsdtar and Node 22 once (see test/helpers/needs.ts).

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { perlAsText } from './test/helpers/perlAsText';
 
 /**
  * The reliability suite (`npm run test:stress`): load, faults, bad input, fuzz against the real server process.
@@ -6,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  * memory of real servers and must not disturb each other on 2 cores.
  */
 export default defineConfig({
+  plugins: [perlAsText],
   test: {
     include: ['test/stress/**/*.test.ts'],
     testTimeout: 180_000,

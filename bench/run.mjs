@@ -19,6 +19,7 @@ await esbuild.build({
   packages: 'external', // the SDK and zod load from node_modules, as in the server's own tests
   sourcemap: 'inline',
   logLevel: 'warning',
+  loader: { '.pl': 'text' },
 });
 // The minimal-server baseline (bench/minimalServer.ts), bundled with its dependencies exactly the way
 // `esbuild.mjs --production` bundles the shipped dist/cli.js (minified, the same trims), so start-up and memory

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Inside node_modules, so the bundle resolves the project's own packages.
 const out = path.join(root, 'node_modules/.cache/guarded-shell/reference.cjs');
-await build({ entryPoints: [path.join(root, 'scripts/reference.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error', packages: 'external' });
+await build({ entryPoints: [path.join(root, 'scripts/reference.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error', packages: 'external', loader: { '.pl': 'text' } });
 const ref = createRequire(import.meta.url)(out);
 
 const check = process.argv.includes('--check');

@@ -7,6 +7,7 @@ import { killLeftoverGroups, killProcessTrees } from './kill';
 import { RUN_MARKER_NAME } from './processes';
 import { holdWorkingDirectory, openStdinFile, openStdoutFile } from './redirects';
 import type { ExecOutcome, ExecResult, ExecSpec, StageStatus } from './types';
+import { launchContained, type ZygoteChild } from './zygote/client';
 
 /**
  * One started command (a pipeline of stages). It owns the processes from spawn until every one of them is
@@ -28,7 +29,7 @@ export interface CommandOptions {
 type StdioEntry = IOType | Stream | number;
 
 interface Stage {
-  child: ChildProcess | undefined;
+  child: ChildProcess | ZygoteChild | undefined;
   pid: number | undefined;
   exited: boolean;
   closed: boolean;
@@ -103,35 +104,82 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
 
   const env = { ...spec.env, [RUN_MARKER_NAME]: runId };
   let stdinPumped = false;
-  try {
-    let previousStdout: Readable | undefined;
-    for (let i = 0; i < spec.stages.length; i++) {
-      const last = i === spec.stages.length - 1;
-      const stdin: StdioEntry =
-        // An input file is PUMPED through a pipe, never handed over as a descriptor: reopening a passed
-        // descriptor through /proc/self/fd/0 for writing would reach the file on the host's mount, past a
-        // read-only sandbox mount (`cmd < .git/config`).
-        i > 0 ? previousStdout! : stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'ignore';
-      const stdout: StdioEntry = last && stdoutFd !== undefined ? stdoutFd : 'pipe';
-      // fd 3 is a "lifeline": every descendant inherits it unless it closes it, so the stage's 'close' waits
-      // for an escaped (setsid) process that keeps it, and the normal-exit path notices it without a /proc scan.
-      // fd 4 (WORKDIR_FD) is the checked working directory, only for the no-sandbox launcher that asks for it.
-      const withDir = spec.stages[i]!.workdirFd === true && workdir.fd !== undefined;
-      const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe', ...(withDir ? [workdir.fd!] : [])]);
-      stages.push(stage);
-      // The next stage (or nobody) holds the pipe now; the parent's copy would keep it open and, read by us,
-      // would steal the data. Destroyed synchronously, before the event loop could read a single byte.
-      previousStdout?.destroy();
-      previousStdout = undefined;
-      if (stage.pid === undefined) break;
-      wire(stage, i === 0, last);
-      if (!last) previousStdout = stage.child!.stdout ?? undefined;
-    }
-  } finally {
+  /** Stages that are PID 1 of their own namespace (the zygote's): no default action for signals from outside. */
+  let inits: number[] = [];
+  /** Of those, the ones kill.ts ended with SIGKILL in place of SIGTERM's default action. */
+  const termEmulated = new Set<number>();
+  const closeHeld = (): void => {
     // Once the pump owns the input descriptor it closes it itself (autoClose).
     if (stdinFd !== undefined && !stdinPumped) fs.closeSync(stdinFd);
     if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
     workdir.release();
+  };
+  // Every stage through the containment zygote (one fork each, in a new PID namespace), or each spawned by Node.
+  const zygote = spec.stages[0]!.zygote;
+  const launched = zygote !== undefined && spec.stages.every((s) => s.zygote === zygote) ? launchThroughZygote(zygote) : launchByNode();
+
+  function launchByNode(): Promise<void> {
+    try {
+      let previousStdout: Readable | undefined;
+      for (let i = 0; i < spec.stages.length; i++) {
+        const last = i === spec.stages.length - 1;
+        const stdin: StdioEntry =
+          // An input file is PUMPED through a pipe, never handed over as a descriptor: reopening a passed
+          // descriptor through /proc/self/fd/0 for writing would reach the file on the host's mount, past a
+          // read-only sandbox mount (`cmd < .git/config`).
+          i > 0 ? previousStdout! : stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'ignore';
+        const stdout: StdioEntry = last && stdoutFd !== undefined ? stdoutFd : 'pipe';
+        // fd 3 is a "lifeline": every descendant inherits it unless it closes it, so the stage's 'close' waits
+        // for an escaped (setsid) process that keeps it, and the normal-exit path notices it without a /proc scan.
+        // fd 4 (WORKDIR_FD) is the checked working directory, only for the no-sandbox launcher that asks for it.
+        const withDir = spec.stages[i]!.workdirFd === true && workdir.fd !== undefined;
+        const stage = spawnStage(spec, i, env, [stdin, stdout, 'pipe', 'pipe', ...(withDir ? [workdir.fd!] : [])]);
+        stages.push(stage);
+        // The next stage (or nobody) holds the pipe now; the parent's copy would keep it open and, read by us,
+        // would steal the data. Destroyed synchronously, before the event loop could read a single byte.
+        previousStdout?.destroy();
+        previousStdout = undefined;
+        if (stage.pid === undefined) break;
+        wire(stage, i === 0, last);
+        if (!last) previousStdout = stage.child!.stdout ?? undefined;
+      }
+    } finally {
+      closeHeld();
+    }
+    return Promise.resolve();
+  }
+
+  /**
+   * The zygote makes the pipes between the stages itself and opens the working directory and an output file
+   * through this process's descriptors, so those stay open until it answered. Its stages are PID 1 of their
+   * namespaces: kill.ts gives them the SIGTERM they would have died of (`inits`).
+   */
+  async function launchThroughZygote(perl: string): Promise<void> {
+    try {
+      if (workdir.fd === undefined) throw Object.assign(new Error(`spawn ${spec.stages[0]!.file} ENOENT`), { code: 'ENOENT' });
+      const children = await launchContained(perl, {
+        stages: spec.stages.map((s) => ({ file: s.file, argv0: s.argv0 ?? s.file, args: s.args })),
+        env,
+        cwdFd: workdir.fd,
+        stdin: stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'null',
+        stdout: stdoutFd !== undefined ? { fd: stdoutFd, append: spec.stdoutFile!.append } : 'pipe',
+      });
+      children.forEach((child, i) => {
+        const stage: Stage = { child, pid: child.pid, exited: false, closed: false, exitCode: null, signal: null };
+        child.on('error', (err: Error) => {
+          // As a failed Node spawn: the call ends, and stages already started are stopped.
+          spawnError ??= describeSpawnError(err, spec.cwd);
+          wake();
+        });
+        stages.push(stage);
+        wire(stage, i === 0, i === children.length - 1);
+      });
+      inits = children.map((c) => c.pid);
+    } catch (e) {
+      spawnError ??= describeSpawnError(e as Error, spec.cwd);
+    } finally {
+      closeHeld();
+    }
   }
 
   function spawnStage(s: ExecSpec, index: number, childEnv: Record<string, string>, stdio: StdioOptions): Stage {
@@ -200,7 +248,6 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     });
   }
 
-  const pgids = stages.map((s) => s.pid).filter((p): p is number => p !== undefined);
   const timer = setTimeout(() => stop('timeout'), Math.min(Math.max(0, spec.timeoutMs), MAX_TIMER_MS));
   const onAbort = (): void => stop('canceled');
   spec.signal?.addEventListener('abort', onAbort, { once: true });
@@ -211,8 +258,10 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
         );
       }, PROGRESS_MS)
     : undefined;
-  if (spawnError === undefined && spec.onStart) safeCall(spec.onStart);
-  checkExited();
+  void launched.then(() => {
+    if (spawnError === undefined && spec.onStart) safeCall(spec.onStart);
+    checkExited();
+  });
 
   const allClosed = (ms: number): Promise<boolean> =>
     new Promise((resolve) => {
@@ -225,7 +274,9 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     });
 
   const done = (async (): Promise<Omit<ExecResult, 'queueMs'>> => {
+    await launched; // a stop requested meanwhile is acted on once there are processes to stop
     await attention; // all stages exited, a stop was requested, or a stage failed to spawn
+    const pgids = stages.map((s) => s.pid).filter((p): p is number => p !== undefined);
     const killing = stopReason !== undefined || spawnError !== undefined;
     phase = 'finishing';
     clearTimeout(timer);
@@ -234,14 +285,14 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
 
     if (spawnError !== undefined) await new Promise((resolve) => setImmediate(resolve)); // let 'error' tell why
     if (killing) {
-      await killProcessTrees({ pgids, runId }, spawnError !== undefined ? 0 : opts.killGraceMs);
+      await killProcessTrees({ pgids, runId, inits }, spawnError !== undefined ? 0 : opts.killGraceMs, termEmulated);
     } else {
       // Normal exit: background children (`sleep 300 &`) may still hold the pipes. One signal per group.
       killLeftoverGroups(pgids);
     }
     if (!(await allClosed(killing ? CLOSE_AFTER_KILL_MS : CLOSE_AFTER_EXIT_MS))) {
       // Someone outside the groups (setsid) holds a pipe: find them by marker / ancestry and kill them.
-      await killProcessTrees({ pgids, runId }, 0);
+      await killProcessTrees({ pgids, runId, inits }, 0);
       if (!(await allClosed(CLOSE_AFTER_KILL_MS))) {
         for (const s of stages) for (const stream of s.child?.stdio ?? []) (stream as Readable | null)?.destroy();
       }
@@ -251,6 +302,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   })();
 
   function buildResult(): Omit<ExecResult, 'queueMs'> {
+    for (const s of stages) if (s.pid !== undefined && termEmulated.has(s.pid) && s.signal === 'SIGKILL') s.signal = 'SIGTERM';
     const statuses: StageStatus[] = stages.map((s) => ({ exitCode: s.exitCode, signal: s.signal }));
     const last = stages[stages.length - 1];
     const exitCode = last?.exitCode ?? null;

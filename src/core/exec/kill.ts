@@ -1,5 +1,6 @@
+import * as fs from 'node:fs';
 import treeKill from 'tree-kill';
-import { isProcessAlive, procAvailable, processesOfRun } from './processes';
+import { isGone, isProcessAlive, procAvailable, processesOfRun, readProcStat } from './processes';
 
 /**
  * Stopping a call's whole process tree: SIGTERM to every stage's process group and to every escaped
@@ -12,14 +13,33 @@ export interface KillTarget {
   readonly pgids: readonly number[];
   /** The per-call marker value of GUARDED_SHELL_RUN. */
   readonly runId: string;
+  /**
+   * Stages that are PID 1 of their own PID namespace (the zygote starts them so). The kernel drops a signal
+   * sent to a namespace's init from outside unless it has a handler, so SIGTERM alone would leave a plain
+   * `sleep` running for the whole grace. Such a stage that neither catches nor ignores SIGTERM gets SIGKILL —
+   * what SIGTERM's default action would have done — once it has no live child left (its children got the
+   * SIGTERM and their grace; killing the init first would end its namespace, and them, at once).
+   */
+  readonly inits?: readonly number[];
 }
+
+/** Of the `inits`, those that got SIGKILL in place of SIGTERM's default action (reported as SIGTERM). */
+export type TermEmulated = Set<number>;
 
 const POLL_MS = 25;
 const SIGKILL_ROUNDS = 5;
 
-export async function killProcessTrees(target: KillTarget, graceMs: number): Promise<void> {
+export async function killProcessTrees(target: KillTarget, graceMs: number, emulated: TermEmulated = new Set()): Promise<void> {
   const pgids = target.pgids.filter(isSafeTarget);
   if (pgids.length === 0) return;
+  const inits = (target.inits ?? []).filter(isSafeTarget);
+  const endInits = (): void => {
+    for (const pid of inits) {
+      if (emulated.has(pid) || isGone(readProcStat(pid)) || !diesOfSigterm(pid) || hasLiveChild(pid)) continue;
+      emulated.add(pid);
+      signalPid(pid, 'SIGKILL');
+    }
+  };
   const linux = procAvailable();
   // Collect escaped descendants BEFORE signalling: once a parent dies its children are re-parented and the
   // ppid trail is gone (the marker still finds them, unless they replaced their environment).
@@ -29,7 +49,10 @@ export async function killProcessTrees(target: KillTarget, graceMs: number): Pro
     signalAll(pgids, known, 'SIGTERM', linux);
     // While waiting, look only at the processes we know of (a few /proc reads, not a full scan every tick):
     // anything forked since is found by the fresh scans of the SIGKILL rounds below.
-    await waitUntil(() => !anyAlive(pgids, known, linux), graceMs);
+    await waitUntil(() => {
+      endInits();
+      return !anyAlive(pgids, known, linux);
+    }, graceMs);
   }
   let targets = known;
   for (let round = 0; round < SIGKILL_ROUNDS; round++) {
@@ -70,6 +93,38 @@ function signalAll(pgids: readonly number[], pids: readonly number[], signal: No
   }
   // Without /proc we cannot see escaped descendants ourselves; tree-kill lists them with ps / taskkill /T.
   if (!linux) for (const pgid of pgids) treeKill(pgid, signal, () => undefined);
+}
+
+/** SIGTERM (15) neither caught nor ignored, by /proc/<pid>/status (hex masks, bit n-1 for signal n). */
+export function diesOfSigterm(pid: number): boolean {
+  let status: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
+  } catch {
+    return false; // gone already
+  }
+  const mask = (name: string): bigint => BigInt(`0x${new RegExp(`^${name}:\\s*([0-9a-f]+)`, 'm').exec(status)?.[1] ?? '0'}`);
+  const term = 1n << 14n;
+  return ((mask('SigCgt') | mask('SigIgn')) & term) === 0n;
+}
+
+/** Whether the process has a child that is not a zombie (/proc/<pid>/task/<pid>/children). */
+function hasLiveChild(pid: number): boolean {
+  let children: string;
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1');
+  } catch {
+    return false;
+  }
+  return children.split(' ').some((c) => c.trim() !== '' && !isGone(readProcStat(Number(c))));
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

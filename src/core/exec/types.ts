@@ -12,6 +12,11 @@ export interface ExecStage {
    * launcher: a directory descriptor inside a SANDBOX would let the command openat(4, "..") past its mounts.
    */
   readonly workdirFd?: boolean;
+  /**
+   * Start it through the containment zygote run by this perl (src/core/exec/zygote): a fork into a new PID
+   * namespace instead of a launcher exec. Only for the no-sandbox containment, and for every stage of a call.
+   */
+  readonly zygote?: string;
 }
 
 export interface ExecProgress {

@@ -1,13 +1,16 @@
 import { trialRun, trialRunSync } from '../exec/helper';
+import { findPerl, warmZygote, zygoteTrial, zygoteTrialSync } from '../exec/zygote/client';
 import * as fs from 'node:fs';
 import { WORKDIR_FD } from '../exec/redirects';
 import type { ExecStage } from '../exec/types';
 
 /**
  * Process containment WITHOUT a sandbox (isolation none / auto with no bubblewrap). Node cannot make itself a
- * child subreaper (PR_SET_CHILD_SUBREAPER is not reachable), so each stage is started through two util-linux
- * launcher, the first that works here (probed once with a real trial run):
+ * child subreaper (PR_SET_CHILD_SUBREAPER is not reachable) nor a PID namespace, so each stage is started
+ * through a launcher, the first that works here (probed once with a real trial run):
  *
+ *   the containment zygote (src/core/exec/zygote): one Perl process per server forks each stage as PID 1 of a
+ *     new PID namespace inside its own namespace, which dies with the server (no exec per command);
  *   bwrap --dev-bind / / --unshare-pid --die-with-parent -- <cmd> <args>      (no other restriction)
  *   setpriv --pdeathsig KILL -- unshare [--user --map-current-user] --pid --fork --kill-child -- <cmd> <args>
  *
@@ -30,6 +33,8 @@ export interface Containment {
   readonly prefix: readonly string[];
   /** Why it is not stronger, for the status/warning. */
   readonly limitation?: string;
+  /** Started through the containment zygote run by this perl instead of a prefix. */
+  readonly zygote?: string;
 }
 
 let probed: Containment | undefined;
@@ -61,8 +66,8 @@ function withWorkdir<T>(trial: (argv: readonly string[], stdio: Array<'ignore' |
   }
 }
 
-const works = (argv: readonly string[]): boolean => withWorkdir((a, stdio) => trialRunSync(a, stdio) === 3, argv) === true;
-const worksAsync = async (argv: readonly string[]): Promise<boolean> => (await withWorkdir((a, stdio) => trialRun(a, stdio), argv)) === 3;
+const works = (c: Containment): boolean => (c.zygote ? zygoteTrialSync(c.zygote) : withWorkdir((a, stdio) => trialRunSync(a, stdio) === 3, c.prefix) === true);
+const worksAsync = async (c: Containment): Promise<boolean> => (c.zygote ? zygoteTrial(c.zygote) : (await withWorkdir((a, stdio) => trialRun(a, stdio), c.prefix)) === 3);
 
 /**
  * The launchers this machine has, strongest first, not yet tried. `group`: of the launchers sharing one, only the
@@ -71,6 +76,8 @@ const worksAsync = async (argv: readonly string[]): Promise<boolean> => (await w
 function candidates(): Array<Containment & { readonly group?: string }> {
   const out: Array<Containment & { readonly group?: string }> = [];
   if (process.platform !== 'linux') return out;
+  const perl = findPerl();
+  if (perl) out.push({ kind: 'pid-namespace', prefix: [], zygote: perl });
   // First choice: bubblewrap with NO restriction but a PID namespace (`--dev-bind / /`): the command runs as
   // PID 2 under bwrap's own init, so signals reach it normally (a SIGTERM grace works, its exit status or signal
   // comes back), and --die-with-parent takes the namespace down with the server.
@@ -106,7 +113,7 @@ export function workingLaunchers(): Containment[] {
   const groups = new Set<string>();
   for (const c of candidates()) {
     if (c.group && groups.has(c.group)) continue;
-    if (!works(c.prefix)) continue;
+    if (!works(c)) continue;
     if (c.group) groups.add(c.group);
     out.push(plain(c));
   }
@@ -133,16 +140,25 @@ export async function probeContainmentAsync(): Promise<Containment> {
   if (process.platform !== 'linux') return (probed = NOT_LINUX);
   let found: Containment = NONE_HERE;
   for (const c of candidates()) {
-    if (await worksAsync(c.prefix)) {
+    if (await worksAsync(c)) {
       found = plain(c);
       break;
     }
   }
-  return (probed ??= found);
+  probed ??= found;
+  // Started now, beside the rest of the start-up, so that the first command does not wait for it.
+  if (probed.zygote) warmZygote(probed.zygote);
+  return probed;
+}
+
+/** True when this containment changes how stages start (a launcher prefix, or the zygote). */
+export function contains(c: Containment): boolean {
+  return c.prefix.length > 0 || c.zygote !== undefined;
 }
 
 /** The stage started through the containment launcher. */
 export function containStage(stage: ExecStage, c: Containment): ExecStage {
+  if (c.zygote) return { ...stage, zygote: c.zygote };
   if (c.prefix.length === 0) return stage;
   const needsDir = c.prefix.includes(`/proc/self/fd/${WORKDIR_FD}`);
   return { file: c.prefix[0]!, args: [...c.prefix.slice(1), stage.file, ...stage.args], ...(needsDir && { workdirFd: true }) };

@@ -1,6 +1,6 @@
 import type { ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
-import { containStage, probeContainment } from './contain';
+import { containStage, contains, probeContainment } from './contain';
 import { watchRootGit } from './gitCreation';
 import type { SandboxSelection } from './select';
 import type { SandboxContext } from './types';
@@ -15,7 +15,7 @@ export function isolationState(selection: SandboxSelection, base: Omit<SandboxCo
   if (!sandbox) {
     // No sandbox: still no process of a call may outlive it or the server (PID namespace launcher, contain.ts).
     const containment = probeContainment();
-    const wrap = containment.prefix.length > 0 ? { wrap: (stage: ExecStage) => containStage(stage, containment) } : {};
+    const wrap = contains(containment) ? { wrap: (stage: ExecStage) => containStage(stage, containment) } : {};
     return warning ? { kind: 'none', warning, ...wrap } : { kind: 'none', ...wrap };
   }
   return {

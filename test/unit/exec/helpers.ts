@@ -9,8 +9,17 @@ import type { ExecSpec, ExecStage } from '../../../src/core/exec/types';
 /** Name of a test-only variable: each test tags its children so it can count ITS survivors in /proc. */
 export const TAG_NAME = 'GS_EXEC_TEST_TAG';
 
+/**
+ * How stages start: spawned by Node (the executor's own tests), or through the containment zygote (the
+ * `*.zygote.test.ts` files run the same suites that way, so both launch paths meet the same expectations).
+ */
+let zygotePerl: string | undefined;
+export function startThroughZygote(perl: string): void {
+  zygotePerl = perl;
+}
+
 export function stage(file: string, ...args: string[]): ExecStage {
-  return { file, args };
+  return zygotePerl ? { file, args, zygote: zygotePerl } : { file, args };
 }
 
 export function sh(script: string): ExecStage {

@@ -11,7 +11,7 @@ import { stage, tagged } from '../exec/helpers';
 const ESCAPE = path.join(FIXTURE_BIN, 'escape-all');
 const launchers = workingLaunchers().filter((l) => l.kind === 'pid-namespace');
 
-describe.each(launchers.map((l) => [path.basename(l.prefix.find((a) => /bwrap|unshare/.test(a))!), l] as const))('containment launcher %s', (_name, launcher) => {
+describe.each(launchers.map((l) => [l.zygote ? 'zygote' : path.basename(l.prefix.find((a) => /bwrap|unshare/.test(a))!), l] as const))('containment launcher %s', (_name, launcher) => {
   it('leaves no process of the call behind, even one that escaped every other way', async () => {
     const ex = createExecutor({ concurrency: 1, killGraceMs: 200 });
     const secs = uniqueSeconds();
@@ -36,7 +36,7 @@ describe.each(launchers.map((l) => [path.basename(l.prefix.find((a) => /bwrap|un
   });
 });
 
-it('finds at least one PID-namespace launcher on Linux CI (bwrap or unshare)', () => {
+it('finds at least one PID-namespace launcher on Linux CI (zygote, bwrap or unshare)', () => {
   if (process.platform === 'linux') expect(launchers.length).toBeGreaterThan(0);
 });
 

@@ -1,0 +1,346 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import ZYGOTE_SCRIPT from './zygote.pl';
+
+/**
+ * The containment zygote (zygote.pl): one small Perl process per server that starts each stage of a call in a new
+ * PID namespace by fork, instead of one more launcher exec per command (bwrap / unshare, contain.ts). It is the
+ * same guarantee — nothing of a call outlives it, nothing outlives the server — at the cost of a fork of a 5 MB
+ * process instead of an exec: Node cannot call unshare() or prctl() itself.
+ *
+ * The zygote opens what the server checked through /proc/<server>/fd/N (the working directory, an output file:
+ * the very objects, not names looked up again), makes the pipes, starts the stages and tells the server the
+ * descriptor numbers of its ends, which the server opens through /proc/<zygote>/fd/N and acknowledges.
+ */
+
+/** One program of a call as the zygote starts it. */
+export interface ZygoteStage {
+  readonly file: string;
+  readonly argv0: string;
+  readonly args: readonly string[];
+}
+
+export interface ZygoteCall {
+  readonly stages: readonly ZygoteStage[];
+  readonly env: Readonly<Record<string, string>>;
+  /** The server's descriptor of the checked working directory. */
+  readonly cwdFd: number;
+  readonly stdin: 'null' | 'pipe';
+  /** The last stage's stdout: a pipe to the server, or the server's descriptor of a checked output file. */
+  readonly stdout: 'pipe' | { readonly fd: number; readonly append: boolean };
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, n]) => [n, name]));
+
+/**
+ * A stage started by the zygote, shaped like the part of ChildProcess the executor uses: `pid` (the stage's
+ * process group on the host), its streams, 'exit' (code, signal), then 'close' once its streams closed too, and
+ * 'error' when the program could not be started (before exec).
+ */
+export class ZygoteChild extends EventEmitter {
+  readonly stdio: ReadonlyArray<net.Socket | null>;
+  private exited = false;
+  /** 'exit' was emitted. */
+  private reported = false;
+  private closed = false;
+  private open = 0;
+  private code: number | null = null;
+  private signal: string | null = null;
+
+  constructor(
+    readonly pid: number,
+    readonly stdin: net.Socket | null,
+    readonly stdout: net.Socket | null,
+    readonly stderr: net.Socket | null,
+  ) {
+    super();
+    this.stdio = [stdin, stdout, stderr];
+    for (const stream of this.stdio) {
+      if (!stream) continue;
+      this.open++;
+      stream.once('close', () => {
+        this.open--;
+        this.maybeClose();
+      });
+    }
+  }
+
+  /**
+   * The zygote saw the stage end: `raw` is a wait status; `startError` when exec (or what precedes it) failed.
+   * Told on the next turn of the event loop: the line can arrive in the same read as the start, before whoever
+   * awaited the launch has attached its listeners.
+   */
+  ended(raw: number, file: string, startError?: string): void {
+    if (this.exited) return;
+    this.exited = true;
+    // A program that never started has no exit status (as with Node's spawn), only the error.
+    const sig = startError === undefined ? raw & 127 : 0;
+    this.code = sig || startError !== undefined ? null : raw >> 8;
+    this.signal = sig ? (SIGNAL_NAMES.get(sig) ?? `SIG${sig}`) : null;
+    setImmediate(() => {
+      if (startError !== undefined) {
+        // The same words Node uses for a failed spawn (`spawn /usr/bin/x ENOENT`), with the errno as `code`.
+        const [step, errno] = startError.split(' ');
+        const error = Object.assign(new Error(step === 'exec' ? `spawn ${file} ${errno}` : `cannot start ${file}: ${startError}`), { code: errno, beforeExec: true });
+        this.emit('error', error);
+      }
+      this.emit('exit', this.code, this.signal);
+      this.reported = true;
+      this.maybeClose();
+    });
+  }
+
+  private maybeClose(): void {
+    if (this.closed || !this.reported || this.open > 0) return;
+    this.closed = true;
+    this.emit('close', this.code, this.signal);
+  }
+}
+
+const PERL_DIRS = ['/usr/bin', '/bin', '/usr/local/bin'];
+
+/** The perl that runs the zygote: a fixed system location, never the agent-influenced PATH. */
+export function findPerl(): string | undefined {
+  for (const dir of PERL_DIRS) {
+    try {
+      fs.accessSync(`${dir}/perl`, fs.constants.X_OK);
+      return `${dir}/perl`;
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
+}
+
+/** argv of the zygote; `--trial` runs one command as every call would and exits with its status. */
+function zygoteArgv(perl: string, trial?: readonly string[]): string[] {
+  return [perl, '-e', ZYGOTE_SCRIPT, '--', ...(trial ? ['--trial', ...trial] : [])];
+}
+
+/** A command that exits 3 only when it runs as PID 1 of a new PID namespace. */
+export const TRIAL_COMMAND = ['/bin/sh', '-c', 'exit $(($$ + 2))'];
+const MINIMAL_ENV = { PATH: '/usr/bin:/bin' };
+
+export function zygoteTrialSync(perl: string, timeoutMs = 5000): boolean {
+  const [file, ...args] = zygoteArgv(perl, TRIAL_COMMAND);
+  return spawnSync(file!, args, { stdio: 'ignore', env: MINIMAL_ENV, timeout: timeoutMs, killSignal: 'SIGKILL' }).status === 3;
+}
+
+export function zygoteTrial(perl: string, timeoutMs = 5000): Promise<boolean> {
+  const [file, ...args] = zygoteArgv(perl, TRIAL_COMMAND);
+  return new Promise((resolve) => {
+    const child = spawn(file!, args, { stdio: 'ignore', env: MINIMAL_ENV, timeout: timeoutMs, killSignal: 'SIGKILL' });
+    child.once('error', () => resolve(false));
+    child.once('close', (code) => resolve(code === 3));
+  });
+}
+
+interface Pending {
+  readonly call: ZygoteCall;
+  readonly resolve: (children: ZygoteChild[]) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** One running zygote and the calls it is starting or running. */
+class Zygote {
+  private readonly proc: ChildProcess;
+  private readonly pending = new Map<string, Pending>();
+  private readonly live = new Map<string, { children: ZygoteChild[]; files: string[]; left: number }>();
+  private nextId = 1;
+  private buffer = '';
+  private stderr = '';
+  private gone: Error | undefined;
+  private isReady = false;
+  /** The process that holds the pipe ends (Z0's child, PID 1 of its namespace), by its pid on the host. */
+  private zygotePid = 0;
+  readonly ready: Promise<void>;
+
+  constructor(perl: string) {
+    const [file, ...args] = zygoteArgv(perl);
+    this.proc = spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe'], env: MINIMAL_ENV });
+    this.proc.unref();
+    for (const s of [this.proc.stdin, this.proc.stderr] as Array<net.Socket | null>) s?.unref();
+    let started: () => void = () => undefined;
+    let failed: (e: Error) => void = () => undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.proc.stdin!.on('error', () => undefined); // a dead zygote is reported by 'close'
+    this.proc.stderr!.setEncoding('utf8').on('data', (t: string) => (this.stderr = (this.stderr + t).slice(-2000)));
+    this.proc.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      this.buffer += text;
+      let nl: number;
+      while ((nl = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        if (line.startsWith('READY ')) {
+          this.zygotePid = Number(line.split(' ')[2]);
+          this.isReady = true;
+          this.holdLoop();
+          started();
+        }
+        else if (line.startsWith('FAIL ')) failed(new Error(`the containment process cannot start: ${line.slice(5)}`));
+        else this.onLine(line);
+      }
+    });
+    this.proc.once('error', (e) => this.die(new Error(`the containment process cannot start: ${e.message}`), failed));
+    this.proc.once('close', (code, signal) => {
+      const why = this.stderr.trim() || (signal ? `killed by ${signal}` : `exit status ${code}`);
+      this.die(new Error(`the containment process ended (${why})`), failed);
+    });
+  }
+
+  /**
+   * An idle zygote must not keep the server's event loop alive (a CLI that is done exits); one that is starting
+   * or running calls must, or an await on it could end the process.
+   */
+  private holdLoop(): void {
+    const busy = this.pending.size > 0 || this.live.size > 0 || !this.isReady;
+    const out = this.proc.stdout as net.Socket | null;
+    if (busy) out?.ref();
+    else out?.unref();
+  }
+
+  get alive(): boolean {
+    return this.gone === undefined;
+  }
+
+  launch(call: ZygoteCall): Promise<ZygoteChild[]> {
+    if (this.gone) return Promise.reject(this.gone);
+    const id = String(this.nextId++);
+    const server = `/proc/${process.pid}/fd`;
+    const env = Object.entries(call.env).map(([k, v]) => `${k}=${v}`);
+    const fields = [
+      'S',
+      id,
+      `${server}/${call.cwdFd}`,
+      call.stdin,
+      call.stdout === 'pipe' ? 'pipe' : `${server}/${call.stdout.fd}`,
+      call.stdout !== 'pipe' && call.stdout.append ? '1' : '0',
+      String(env.length),
+      ...env,
+      String(call.stages.length),
+      ...call.stages.flatMap((s) => [s.file, s.argv0, String(s.args.length), ...s.args]),
+    ];
+    // A NUL cannot be passed in argv or the environment (Node's spawn refuses it too); here it would also shift
+    // every later field.
+    const bad = fields.find((f) => f.includes('\0'));
+    if (bad !== undefined) return Promise.reject(new Error(`an argument or environment value contains a NUL byte: ${JSON.stringify(bad.slice(0, 40))}`));
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { call, resolve, reject });
+      this.holdLoop();
+      this.send(fields);
+    });
+  }
+
+  private send(fields: readonly string[]): void {
+    const payload = Buffer.from(fields.join('\0'), 'utf8');
+    this.proc.stdin!.write(Buffer.concat([Buffer.from(`${payload.length}\n`), payload]));
+  }
+
+  private onLine(line: string): void {
+    const [kind, id, ...rest] = line.split(' ');
+    if (kind === 'S') this.started(id!, rest);
+    else if (kind === 'F') {
+      const p = this.pending.get(id!);
+      this.pending.delete(id!);
+      this.holdLoop();
+      p?.reject(new Error(rest.join(' ')));
+    } else if (kind === 'X') {
+      const call = this.live.get(id!);
+      const stage = Number(rest[0]);
+      const child = call?.children[stage];
+      if (!call || !child) return; // a call we gave up on
+      child.ended(Number(rest[1]), call.files[stage]!, rest.length > 2 ? rest.slice(2).join(' ') : undefined);
+      if (--call.left === 0) {
+        this.live.delete(id!);
+        this.holdLoop();
+      }
+    }
+  }
+
+  private started(id: string, [pids, stdin, stdout, stderr]: string[]): void {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    if (!p) return;
+    const zygoteFds = `/proc/${this.zygotePid}/fd`;
+    const opened: net.Socket[] = [];
+    const open = (n: string | undefined, write: boolean): net.Socket | null => {
+      if (n === undefined || n === '-') return null;
+      const fd = fs.openSync(`${zygoteFds}/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
+      const socket = new net.Socket({ fd, readable: !write, writable: write });
+      opened.push(socket);
+      return socket;
+    };
+    const stagePids = (pids ?? '').split(',').map(Number);
+    const errs = (stderr ?? '').split(',');
+    let children: ZygoteChild[];
+    try {
+      const first = open(stdin, true);
+      const last = open(stdout, false);
+      children = stagePids.map((pid, i) => new ZygoteChild(pid, i === 0 ? first : null, i === stagePids.length - 1 ? last : null, open(errs[i], false)));
+    } catch (e) {
+      for (const s of opened) s.destroy();
+      for (const pid of stagePids) signalGroup(pid);
+      this.send(['A', id]);
+      this.holdLoop();
+      p.reject(new Error(`cannot take the command's pipes from the containment process: ${(e as Error).message}`));
+      return;
+    }
+    this.send(['A', id]);
+    this.live.set(id, { children, files: p.call.stages.map((s) => s.file), left: children.length });
+    this.holdLoop();
+    p.resolve(children);
+  }
+
+  private die(error: Error, failed: (e: Error) => void): void {
+    if (this.gone) return;
+    this.gone = error;
+    failed(error);
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+    // Its stages died with it (PDEATHSIG, then their namespaces): report them as killed.
+    for (const call of this.live.values()) for (const child of call.children) child.ended(9, '');
+    this.live.clear();
+  }
+
+  stop(): void {
+    this.proc.kill('SIGKILL');
+  }
+}
+
+function signalGroup(pid: number): void {
+  try {
+    if (pid > 1) process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}
+
+let current: Zygote | undefined;
+
+/**
+ * Starts a call's stages through this process's zygote, starting (or restarting) it when needed. Rejects when
+ * nothing was started; the children's 'exit' / 'close' say how each stage ended.
+ */
+export async function launchContained(perl: string, call: ZygoteCall): Promise<ZygoteChild[]> {
+  if (!current?.alive) current = new Zygote(perl);
+  const zygote = current;
+  await zygote.ready;
+  return zygote.launch(call);
+}
+
+/** Starts the zygote ahead of the first call (the server does it once its probe chose the zygote). */
+export function warmZygote(perl: string): void {
+  if (!current?.alive) current = new Zygote(perl);
+}
+
+/** For tests: the running zygote's pid, and a way to kill it (the next call starts a new one). */
+export function zygoteForTests(): { readonly pid: number | undefined; kill(): void } {
+  return { pid: current?.alive ? (current as unknown as { zygotePid: number }).zygotePid : undefined, kill: () => current?.stop() };
+}

@@ -1,0 +1,9 @@
+import type { Plugin } from 'vite';
+
+/** Imports of `*.pl` (the containment zygote's source) as text, as esbuild's `text` loader bundles them. */
+export const perlAsText: Plugin = {
+  name: 'perl-as-text',
+  transform(code, id) {
+    return id.endsWith('.pl') ? { code: `export default ${JSON.stringify(code)};`, map: null } : undefined;
+  },
+};

@@ -33,7 +33,8 @@ export function findings(sections: readonly SectionResult[]): string[] {
     out.push(
       `Against a minimal MCP SDK server in the same run (load ${d.loadStart}): ${met.filter(([, ok]) => ok).map(([k]) => k).join(', ') || 'no target'} met; ${met.filter(([, ok]) => !ok).map(([k]) => k).join(', ') || 'nothing'} missed. ` +
         `p50 ${(d.p50.gH! / d.p50.mH!).toFixed(2)}x over HTTP and ${(d.p50.gS! / d.p50.mS!).toFixed(2)}x over stdio, ` +
-        `and ${(d.p50.gH! / d.p50.cH!).toFixed(2)}x / ${(d.p50.gS! / d.p50.cS!).toFixed(2)}x against the minimal server starting commands through the same containment launcher: most of the gap is that launcher (one more exec and a PID namespace per command, kept: nothing of a call may outlive it, and Node cannot make a PID namespace without starting a process), the rest the guard's own work per call (decide with its PATH and real-path checks, the kill-safe executor's lifeline pipe, the result). ` +
+        `and ${(d.p50.gH! / d.p50.cH!).toFixed(2)}x / ${(d.p50.gS! / d.p50.cS!).toFixed(2)}x against a minimal server that gives its commands the same guarantee the usual way (an exec containment launcher per command; Guarded Shell's zygote forks each stage into its PID namespace instead). ` +
+        `What is left over the minimal server is the guard's own work per call (schema, decide with its PATH and real-path checks, the approval check, audit, the structured result) and the hand-offs to and from the zygote. ` +
         `Server CPU per call +${(d.cpuPerCallMs.gHttp! - d.cpuPerCallMs.mHttp!).toFixed(2)} / +${(d.cpuPerCallMs.gStdio! - d.cpuPerCallMs.mStdio!).toFixed(2)} ms (HTTP / stdio); idle RSS ${(d.rssKb.gHttp! / d.rssKb.mHttp!).toFixed(2)}x / ${(d.rssKb.gStdio! / d.rssKb.mStdio!).toFixed(2)}x.`,
     );
   }
@@ -44,8 +45,8 @@ export function findings(sections: readonly SectionResult[]): string[] {
       .map(([k, v]) => `${k} ${((v / prof.busyMs!) * 100).toFixed(0)}%`)
       .join(', ');
     out.push(
-      `Server CPU per call ${(prof.cpuMs / prof.calls).toFixed(2)} ms (kernel-measured, including the profiler's own sampling thread); largest shares of its profile: ${top}. ` +
-        '"child_process" is almost all ChildProcess.spawn itself (libuv forks and waits for the exec synchronously): the same cost the bare-spawn baseline pays.',
+      `Server CPU per call ${(prof.cpuMs / prof.calls).toFixed(2)} ms (kernel-measured, including the profiler's own sampling thread); largest shares of its profile: ${top}.` +
+        (/child_process/.test(top) ? ' "child_process" is almost all ChildProcess.spawn itself (libuv forks and waits for the exec synchronously): the same cost the bare-spawn baseline pays.' : ''),
     );
   }
   return out;

@@ -7,7 +7,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, REPO } from '../../test/helpers/serverProcess';
-import { probeContainment } from '../../src/core/isolation/contain';
+import { probeContainment, workingLaunchers } from '../../src/core/isolation/contain';
+import { descendantsOf } from '../../src/core/exec/processes';
 import { interleaved } from './latency';
 import { spawnCapture } from '../baseline';
 import type { Row, SectionResult } from '../report';
@@ -20,13 +21,20 @@ export const MINIMAL = path.join(REPO, '.bench', 'build', 'minimal-server.cjs');
 /** The issue's targets, each against the minimal server measured in the same run. */
 export const TARGETS = { p50: 1.05, cpuAddedMs: 1, startVsNode: 2, session: 1.5, rss: 1.25 } as const;
 
-/** 'contained': the minimal server starting each command through Guarded Shell's containment launcher. */
+/**
+ * 'contained': the minimal server starting each command through an exec containment launcher (bwrap or unshare,
+ * src/core/isolation/contain.ts) — what every Guarded Shell command paid before the containment zygote, which
+ * does the same without an exec. Shows what the zygote saves, and what a shell server with the same guarantee
+ * pays the usual way.
+ */
 type Kind = 'guarded' | 'minimal' | 'contained';
+let execLauncher: string[] | undefined;
+const execLauncherPrefix = (): string[] => (execLauncher ??= [...(workingLaunchers().find((l) => l.kind === 'pid-namespace' && l.prefix.length > 0)?.prefix ?? [])]);
 const env = () => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' });
 const argvFor = (kind: Kind, transport: 'http' | 'stdio'): string[] =>
   kind === 'guarded'
     ? [CLI, ...(transport === 'stdio' ? ['--stdio'] : ['--port', '0']), ...serverArgs()]
-    : [MINIMAL, ...(transport === 'stdio' ? ['--stdio'] : []), ...(kind === 'contained' ? ['--prefix', JSON.stringify(probeContainment().prefix)] : [])];
+    : [MINIMAL, ...(transport === 'stdio' ? ['--stdio'] : []), ...(kind === 'contained' ? ['--prefix', JSON.stringify(execLauncherPrefix())] : [])];
 
 interface HttpProc {
   readonly proc: ChildProcess;
@@ -79,6 +87,32 @@ function rssKb(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
 }
+
+/** Proportional set size: a helper's private pages plus its share of pages it shares (with its own parent). */
+function pssKb(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A server's memory with the helper processes it keeps (Guarded Shell's containment zygote, two small Perl
+ * processes; the minimal server keeps none): its own RSS plus their PSS — what they add, their shared Perl
+ * pages counted once between them.
+ */
+const serverMemKb = (pid: number): number => rssKb(pid) + descendantsOf([pid]).reduce((sum, p) => sum + pssKb(p), 0);
+
+/** CPU of a server and of the helper processes it keeps (not of the commands: those are reaped children). */
+const serverCpuMs = (pid: number): number => cpuMs(pid) + descendantsOf([pid]).reduce((sum, p) => sum + cpuMs(p), 0);
+
+const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
+const launcherName = (): string => {
+  const prefix = execLauncherPrefix();
+  return prefix.length ? `${[prefix[0]!.replace(/^.*\//, ''), ...prefix.slice(1, 4)].join(' ')} …` : 'none works here: the same as minimal';
+};
 
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' / ');
 const verdict = (x: number, target: number, unit = 'x') => `${x <= target ? 'MET' : 'MISSED'} (target <= ${target}${unit})`;
@@ -144,9 +178,9 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     const pids = { gHttp: gHttp.proc.pid!, mHttp: mHttp.proc.pid!, gStdio: gStdio.transport.pid!, mStdio: mStdio.transport.pid!, cHttp: cHttp.proc.pid!, cStdio: cStdio.transport.pid! };
     const subjects = [gHttpC.client, mHttpC.client, gStdio.client, mStdio.client, cHttpC.client, cStdio.client].map((c) => () => echoHello(c));
     await interleaved(Math.min(30, calls), subjects);
-    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
+    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, serverCpuMs(p)]));
     const [gH, mH, gS, mS, cH, cS] = await interleaved(calls, subjects);
-    const cpuPerCall = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (cpuMs(p) - cpu0[k]!) / calls])) as Record<keyof typeof pids, number>;
+    const cpuPerCall = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (serverCpuMs(p) - cpu0[k]!) / calls])) as Record<keyof typeof pids, number>;
 
     // `listTools()` also compiles one JSON-Schema validator per output schema in the SDK client (its own CPU,
     // growing with the number of tools); `raw` asks for the same list without that, to show the server's part.
@@ -171,7 +205,8 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     const [gList, mList] = await interleaved(sessionRounds, [() => gStdio.client.listTools(), () => mStdio.client.listTools()]);
 
     await new Promise((r) => setTimeout(r, 1500)); // idle: let the last call's garbage settle
-    const rss = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, rssKb(p)])) as Record<keyof typeof pids, number>;
+    const rss = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, serverMemKb(p)])) as Record<keyof typeof pids, number>;
+    const helpersKb = descendantsOf([pids.gStdio]).reduce((sum, p) => sum + pssKb(p), 0);
 
     const p = { gH: summarize(gH!).p50, mH: summarize(mH!).p50, gS: summarize(gS!).p50, mS: summarize(mS!).p50, cH: summarize(cH!).p50, cS: summarize(cS!).p50 };
     const st = Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, median(v)])) as Record<string, number>;
@@ -205,9 +240,9 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
         const m = t === 'HTTP' ? cpuPerCall.mHttp : cpuPerCall.mStdio;
         return { measurement: `${t}: server CPU per call`, result: ms(g), baseline: ms(m), ratio: `${g - m >= 0 ? '+' : ''}${(g - m).toFixed(2)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
       }),
-      { measurement: 'HTTP: p50 against the minimal server + the same containment launcher', result: ms(p.gH), baseline: ms(p.cH), ratio: `${(p.gH / p.cH).toFixed(2)}x ${spread(gH!, cH!)}` },
-      { measurement: 'stdio: p50 against the minimal server + the same containment launcher', result: ms(p.gS), baseline: ms(p.cS), ratio: `${(p.gS / p.cS).toFixed(2)}x ${spread(gS!, cS!)}` },
-      { measurement: 'HTTP / stdio: server CPU per call, minimal + containment launcher', result: `${ms(cpuPerCall.gHttp)} / ${ms(cpuPerCall.gStdio)}`, baseline: `${ms(cpuPerCall.cHttp)} / ${ms(cpuPerCall.cStdio)}`, ratio: `+${(cpuPerCall.gHttp - cpuPerCall.cHttp).toFixed(2)} / +${(cpuPerCall.gStdio - cpuPerCall.cStdio).toFixed(2)} ms` },
+      { measurement: `HTTP: p50 against the minimal server + an exec containment launcher (${launcherName()})`, result: ms(p.gH), baseline: ms(p.cH), ratio: `${(p.gH / p.cH).toFixed(2)}x ${spread(gH!, cH!)}` },
+      { measurement: `stdio: p50 against the minimal server + an exec containment launcher (${launcherName()})`, result: ms(p.gS), baseline: ms(p.cS), ratio: `${(p.gS / p.cS).toFixed(2)}x ${spread(gS!, cS!)}` },
+      { measurement: 'HTTP / stdio: server CPU per call, minimal + exec containment launcher', result: `${ms(cpuPerCall.gHttp)} / ${ms(cpuPerCall.gStdio)}`, baseline: `${ms(cpuPerCall.cHttp)} / ${ms(cpuPerCall.cStdio)}`, ratio: `${signed(cpuPerCall.gHttp - cpuPerCall.cHttp)} / ${signed(cpuPerCall.gStdio - cpuPerCall.cStdio)} ms` },
       { measurement: 'stdio: start until ready (spawn to initialize answered)', result: ms(st.gStdio!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdio! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdio! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gStdio! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mStdio! / st.node!).toFixed(2)}x)` },
       { measurement: 'stdio: start until ready without the code cache (NODE_DISABLE_COMPILE_CACHE=1)', result: ms(st.gStdioNoCache!), baseline: `${ms(st.mStdio!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gStdioNoCache! / st.mStdio!).toFixed(2)}x minimal; ${(st.gStdioNoCache! / st.node!).toFixed(2)}x node -e 0 (the first start after an install or upgrade)` },
       { measurement: 'HTTP: start until ready (spawn to endpoint printed)', result: ms(st.gHttp!), baseline: `${ms(st.mHttp!)}; node -e 0: ${ms(st.node!)}`, ratio: `${(st.gHttp! / st.mHttp!).toFixed(2)}x minimal; ${(st.gHttp! / st.node!).toFixed(2)}x node -e 0 ${verdict(st.gHttp! / st.node!, TARGETS.startVsNode)} (minimal: ${(st.mHttp! / st.node!).toFixed(2)}x)` },
@@ -215,6 +250,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       { measurement: 'HTTP: opening a session, without the client compiling output-schema validators', result: ms(so.gr), baseline: ms(so.mr), ratio: `${(so.gr / so.mr).toFixed(2)}x ${verdict(so.gr / so.mr, TARGETS.session)}` },
       { measurement: 'HTTP: server CPU per session open', result: ms(sessionCpu.g), baseline: ms(sessionCpu.m), ratio: `${(sessionCpu.g / sessionCpu.m).toFixed(2)}x` },
       { measurement: 'stdio: tools/list on an open session', result: ms(so.gl), baseline: ms(so.ml), ratio: `${(so.gl / so.ml).toFixed(2)}x` },
+      { measurement: 'of which the containment zygote (PSS of its two Perl processes)', result: `${(helpersKb / 1024).toFixed(1)} MB`, baseline: '0 MB (no helper process)', ratio: '' },
       { measurement: 'HTTP: idle RSS of one server (after the loop)', result: `${(rss.gHttp / 1024).toFixed(1)} MB`, baseline: `${(rss.mHttp / 1024).toFixed(1)} MB`, ratio: `${(rss.gHttp / rss.mHttp).toFixed(2)}x ${verdict(rss.gHttp / rss.mHttp, TARGETS.rss)}` },
       { measurement: 'stdio: idle RSS of one server (after the loop)', result: `${(rss.gStdio / 1024).toFixed(1)} MB`, baseline: `${(rss.mStdio / 1024).toFixed(1)} MB`, ratio: `${(rss.gStdio / rss.mStdio).toFixed(2)}x ${verdict(rss.gStdio / rss.mStdio, TARGETS.rss)}` },
     ];
@@ -223,13 +259,14 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       title: 'Minimal-server baseline: Guarded Shell against a minimal MCP SDK server (same run, interleaved)',
       rows,
       data: {
+        helpersKb,
         calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, sessionCpuMs: sessionCpu, rssKb: rss,
         startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
         sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
       },
       notes: [
         'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled like the shipped CLI bundle (minified, the same trims of scripts/bundle/plugins.mjs). It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
-        `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command through a containment launcher so that nothing of a call outlives it or the server (${JSON.stringify(probeContainment().kind)} here: \`${[probeContainment().prefix[0]?.replace(/^.*\//, '') ?? '', ...probeContainment().prefix.slice(1, 5)].join(' ')} …\`, src/core/isolation/contain.ts): one more exec and a PID namespace per command, a security property, not overhead to trim. The "+ the same containment launcher" rows compare with the minimal server starting its commands through that same launcher, which isolates what the guard itself costs.`,
+        `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command in a new PID namespace so that nothing of a call outlives it or the server (containment ${JSON.stringify(probeContainment().kind)}${probeContainment().zygote ? ' through the containment zygote: a Perl process per server forks each stage into its namespace, no exec per command (src/core/exec/zygote)' : ''}). The "+ an exec containment launcher" rows compare with the minimal server starting its commands through ${launcherName()} (what every Guarded Shell command paid before the zygote): a minimal server with the same guarantee, the usual way. Server CPU and idle RSS include the zygote's two processes (CPU: theirs too; memory: their PSS).`,
         'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group and containment launcher, the audit record (its redaction and writing are skipped when no sink listens, as with --quiet and no log file) and the structured result. Nothing in the security path is skipped for speed (the same pipeline runs as in production); `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
         `Order rotated every round. ${calls} echo rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP, after one warm-up round (the page cache, and Guarded Shell's code cache in ~/.cache/guarded-shell, src/cli/start.ts; the minimal server has none, as a plain Node MCP server); sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process over the loop (/proc, 10 ms ticks) / calls. Load average at start ${loadStart}, at end ${loadEnd}.`,
       ],

@@ -12,6 +12,7 @@ import { describeWith } from '../helpers/needs';
 // setsid, closes every inherited descriptor and drops its environment must not survive its call, nor a
 // SIGKILL of the server. Real server, real processes, counted in /proc.
 const ESCAPE = path.join(FIXTURE_BIN, 'escape-all');
+const ESCAPE_DEATHSIG = path.join(FIXTURE_BIN, 'escape-deathsig');
 const containment = probeContainment();
 const sleepers = (secs: string) => pidsWithCmdline(['sleep', secs]);
 
@@ -21,7 +22,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const args = () => ['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE];
+const args = () => ['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE, '--allow', ESCAPE_DEATHSIG];
 const run = (c: Client, command: string[]) => c.callTool({ name: 'shell_execute', arguments: { command } }, undefined, { timeout: 60_000 });
 
 // The PID-namespace launcher is bubblewrap without a sandbox: where bubblewrap works it must be the one chosen.
@@ -55,6 +56,26 @@ describeWith('bubblewrap')(`process containment without a sandbox (${containment
     const pending = run(c, [ESCAPE, secs, 'wait']).catch(() => 'rejected');
     for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
     expect(sleepers(secs).length).toBe(2); // the escaped one and the foreground one
+    expect(await victim.stop('SIGKILL')).toBeNull();
+    await c.close().catch(() => undefined);
+    await pending;
+    for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
+    const survivors = sleepers(secs);
+    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    expect(survivors).toEqual([]);
+  });
+});
+
+// The containment must not rest on a signal the command itself can switch off: a process may clear its own
+// PR_SET_PDEATHSIG. Under the zygote the stages sit inside the zygote's namespace, which ends with the server.
+describe.runIf(containment.kind === 'pid-namespace')('a command that clears its own death signal', () => {
+  it('stops a grandchild that cleared its parent-death signal and left its session from outliving a SIGKILL of the server', async () => {
+    const victim = await startServer(args());
+    const c = await httpClient(victim.url);
+    const secs = uniqueSeconds();
+    const pending = run(c, [ESCAPE_DEATHSIG, secs, 'wait']).catch(() => 'rejected');
+    for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
+    expect(sleepers(secs).length).toBe(2);
     expect(await victim.stop('SIGKILL')).toBeNull();
     await c.close().catch(() => undefined);
     await pending;

@@ -167,7 +167,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       children.forEach((child, i) => {
         const stage: Stage = { child, pid: child.pid, exited: false, closed: false, exitCode: null, signal: null };
         child.on('error', (err: Error) => {
-          // As a failed Node spawn: the call ends, and stages already started are stopped.
+          // A program that could not start (as a failed Node spawn), or the zygote lost: the call ends, and the
+          // stages still running are stopped.
           spawnError ??= describeSpawnError(err, spec.cwd);
           wake();
         });

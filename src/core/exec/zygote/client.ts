@@ -73,7 +73,7 @@ export class ZygoteChild extends EventEmitter {
    * Told on the next turn of the event loop: the line can arrive in the same read as the start, before whoever
    * awaited the launch has attached its listeners.
    */
-  ended(raw: number, file: string, startError?: string): void {
+  ended(raw: number, file: string, startError?: string, lost?: Error): void {
     if (this.exited) return;
     this.exited = true;
     // A program that never started has no exit status (as with Node's spawn), only the error.
@@ -81,6 +81,7 @@ export class ZygoteChild extends EventEmitter {
     this.code = sig || startError !== undefined ? null : raw >> 8;
     this.signal = sig ? (SIGNAL_NAMES.get(sig) ?? `SIG${sig}`) : null;
     setImmediate(() => {
+      if (lost) this.emit('error', lost);
       if (startError !== undefined) {
         // The same words Node uses for a failed spawn (`spawn /usr/bin/x ENOENT`), with the errno as `code`.
         const [step, errno] = startError.split(' ');
@@ -304,8 +305,8 @@ class Zygote {
     failed(error);
     for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
-    // Its stages died with it (PDEATHSIG, then their namespaces): report them as killed.
-    for (const call of this.live.values()) for (const child of call.children) child.ended(9, '');
+    // Its stages died with it (its namespace, and theirs inside it, ended): report them killed, and why.
+    for (const call of this.live.values()) for (const child of call.children) child.ended(9, '', undefined, error);
     this.live.clear();
   }
 

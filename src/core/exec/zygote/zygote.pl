@@ -60,6 +60,17 @@ my $server = getppid();
 fatal("prctl(PR_SET_PDEATHSIG): $!") unless die_with_parent();
 POSIX::_exit(0) if getppid() != $server; # the server died before we could follow it
 
+# Descriptors a process above the server left open without close-on-exec must reach neither us nor a stage.
+sub close_inherited {
+  my %keep = map { $_ => 1 } 0, 1, 2, @_;
+  opendir(my $dh, '/proc/self/fd') or return;
+  my @fds = grep { /^\d+$/ && !$keep{$_} } readdir($dh);
+  my $own = fileno($dh);
+  closedir($dh);
+  POSIX::close($_) for grep { $_ != $own } @fds;
+}
+close_inherited();
+
 sub write_file {
   my ($file, $text) = @_;
   open(my $fh, '>', $file) or return $!{ENOENT} && $file =~ /setgroups$/; # kernels before 3.19 lack it
@@ -137,7 +148,8 @@ sub exec_stage {
   POSIX::dup2(fileno($in), 0);
   POSIX::dup2(fileno($out), 1);
   POSIX::dup2(fileno($err), 2);
-  # Every other descriptor of ours is close-on-exec (perl opens them so), other calls' pipes included.
+  # Every descriptor perl opened is close-on-exec (other calls' pipes included); anything else goes now.
+  close_inherited(fileno($rep_w), fileno($dir));
   $SIG{$_} = 'DEFAULT' for keys %SIG;
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
   my $fail = sub { syswrite($rep_w, "$id $i $_[0] " . errno_name($_[1]) . "\n"); POSIX::_exit(127) };

@@ -1,5 +1,5 @@
 import { trialRun, trialRunSync } from '../exec/helper';
-import { findPerl, warmZygote, zygoteTrial, zygoteTrialSync } from '../exec/zygote/client';
+import { findPerl, zygoteTrial, zygoteTrialSync } from '../exec/zygote/client';
 import * as fs from 'node:fs';
 import { WORKDIR_FD } from '../exec/redirects';
 import type { ExecStage } from '../exec/types';
@@ -145,10 +145,8 @@ export async function probeContainmentAsync(): Promise<Containment> {
       break;
     }
   }
-  probed ??= found;
-  // Started now, beside the rest of the start-up, so that the first command does not wait for it.
-  if (probed.zygote) warmZygote(probed.zygote);
-  return probed;
+  // (The zygote's trial ran through the zygote itself, which stays up for the first call.)
+  return (probed ??= found);
 }
 
 /** True when this containment changes how stages start (a launcher prefix, or the zygote). */

@@ -130,13 +130,34 @@ export function zygoteTrialSync(perl: string, timeoutMs = 5000): boolean {
   return spawnSync(file!, args, { stdio: 'ignore', env: MINIMAL_ENV, timeout: timeoutMs, killSignal: 'SIGKILL' }).status === 3;
 }
 
-export function zygoteTrial(perl: string, timeoutMs = 5000): Promise<boolean> {
-  const [file, ...args] = zygoteArgv(perl, TRIAL_COMMAND);
-  return new Promise((resolve) => {
-    const child = spawn(file!, args, { stdio: 'ignore', env: MINIMAL_ENV, timeout: timeoutMs, killSignal: 'SIGKILL' });
-    child.once('error', () => resolve(false));
-    child.once('close', (code) => resolve(code === 3));
-  });
+/**
+ * The same trial through the long-lived zygote the calls will use (started now, so the first call finds it
+ * ready): the probe at server start pays one Perl start, not two.
+ */
+export async function zygoteTrial(perl: string, timeoutMs = 5000): Promise<boolean> {
+  let root: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    root = fs.openSync('/', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    const [file, ...args] = TRIAL_COMMAND;
+    const trial = launchContained(perl, { stages: [{ file: file!, argv0: file!, args }], env: MINIMAL_ENV, cwdFd: root, stdin: 'null', stdout: 'pipe' }).then(
+      ([child]) =>
+        new Promise<boolean>((resolve) => {
+          for (const s of child!.stdio) s?.resume();
+          child!.once('error', () => resolve(false));
+          child!.once('close', (code) => resolve(code === 3));
+        }),
+    );
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const works = await Promise.race([trial, late]);
+    if (!works) current?.stop(); // another launcher will be used: no idle zygote left behind
+    return works;
+  } catch {
+    return false;
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (root !== undefined) fs.closeSync(root);
+  }
 }
 
 interface Pending {
@@ -334,11 +355,6 @@ export async function launchContained(perl: string, call: ZygoteCall): Promise<Z
   const zygote = current;
   await zygote.ready;
   return zygote.launch(call);
-}
-
-/** Starts the zygote ahead of the first call (the server does it once its probe chose the zygote). */
-export function warmZygote(perl: string): void {
-  if (!current?.alive) current = new Zygote(perl);
 }
 
 /** For tests: the running zygote's pid, and a way to kill it (the next call starts a new one). */

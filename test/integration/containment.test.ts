@@ -68,7 +68,7 @@ describeWith('bubblewrap')(`process containment without a sandbox (${containment
 
 // The containment must not rest on a signal the command itself can switch off: a process may clear its own
 // PR_SET_PDEATHSIG. Under the zygote the stages sit inside the zygote's namespace, which ends with the server.
-describe.runIf(containment.kind === 'pid-namespace')('a command that clears its own death signal', () => {
+describeWith('zygote')('a command that clears its own death signal (the fixture uses perl to do it)', () => {
   it('stops a grandchild that cleared its parent-death signal and left its session from outliving a SIGKILL of the server', async () => {
     const victim = await startServer(args());
     const c = await httpClient(victim.url);

@@ -148,9 +148,13 @@ sub exec_stage {
   POSIX::dup2(fileno($in), 0);
   POSIX::dup2(fileno($out), 1);
   POSIX::dup2(fileno($err), 2);
-  # Every descriptor perl opened is close-on-exec (other calls' pipes included); anything else goes now.
-  close_inherited(fileno($rep_w), fileno($dir));
-  $SIG{$_} = 'DEFAULT' for keys %SIG;
+  # Every descriptor perl opened is close-on-exec (other calls' pipes included) and the inherited ones were
+  # closed at start; close_range(3, ~0, CLOSE_RANGE_CLOEXEC) makes sure of it in one call (Linux 5.9+).
+  syscall(436, 3, 0xFFFFFFFF, 4);
+  # The only dispositions we changed (Node started us with every signal at its default): a handler ends with
+  # exec anyway, but an ignored SIGPIPE would be inherited. Resetting all of %SIG here costs more than the exec.
+  $SIG{CHLD} = 'DEFAULT';
+  $SIG{PIPE} = 'DEFAULT';
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
   my $fail = sub { syswrite($rep_w, "$id $i $_[0] " . errno_name($_[1]) . "\n"); POSIX::_exit(127) };
   # The checked working directory, by the descriptor the server held (the same inode, not a name looked up).

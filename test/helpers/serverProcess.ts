@@ -24,6 +24,8 @@ export interface StartOptions {
    * refuses in NODE_OPTIONS).
    */
   readonly nodeFlags?: readonly string[];
+  /** Run the server as this user and group (the test runs as root): the unprivileged paths. */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** Starts the real CLI (dist/cli.js) on a free port and waits until it prints its endpoint. */
@@ -31,6 +33,7 @@ export async function startServer(args: readonly string[], env: NodeJS.ProcessEn
   const proc = spawn(process.execPath, [...(options.nodeFlags ?? []), CLI, '--port', '0', ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.user && { uid: options.user.uid, gid: options.user.gid }),
   });
   let err = '';
   let out = '';

@@ -86,6 +86,34 @@ describeWith('zygote')('a command that clears its own death signal (the fixture 
   });
 });
 
+// An unprivileged server makes its namespaces inside a user namespace: the same guarantees, run as `nobody`.
+describe.runIf(process.getuid?.() === 0)('process containment of an unprivileged server (nobody, user namespaces)', () => {
+  it('runs commands as that user and stops every process of a running call from outliving a SIGKILL of the server', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-contain-nobody-'));
+    try {
+      fs.chmodSync(home, 0o777);
+      const nobody = { uid: 65534, gid: 65534 };
+      const victim = await startServer(['--cwd', home, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE, '--allow', 'touch'], { HOME: home }, { user: nobody });
+      const c = await httpClient(victim.url);
+      expect(structured(await run(c, ['touch', 'made'])).outcome).toBe('ok');
+      expect(fs.statSync(path.join(home, 'made')).uid).toBe(65534);
+      const secs = uniqueSeconds();
+      const pending = run(c, [ESCAPE, secs, 'wait']).catch(() => 'rejected');
+      for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
+      expect(sleepers(secs).length).toBe(2);
+      expect(await victim.stop('SIGKILL')).toBeNull();
+      await c.close().catch(() => undefined);
+      await pending;
+      for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
+      const survivors = sleepers(secs);
+      for (const pid of survivors) process.kill(pid, 'SIGKILL');
+      expect(survivors).toEqual([]);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('containment probe', () => {
   it('says which launcher is used and, when it is not a PID namespace, why', () => {
     expect(['pid-namespace', 'pdeathsig', 'none']).toContain(containment.kind);

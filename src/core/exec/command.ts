@@ -151,7 +151,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
 
   /**
    * The zygote makes the pipes between the stages itself and opens the working directory and an output file
-   * through this process's descriptors, so those stay open until it answered. Its stages are PID 1 of their
+   * again, accepting them only as the very objects this process holds open (device and inode), which stay open
+   * until it answered. Its stages are PID 1 of their
    * namespaces: kill.ts gives them the SIGTERM they would have died of (`inits`).
    */
   async function launchThroughZygote(perl: string): Promise<void> {
@@ -160,9 +161,9 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       const children = await launchContained(perl, {
         stages: spec.stages.map((s) => ({ file: s.file, argv0: s.argv0 ?? s.file, args: s.args })),
         env,
-        cwdFd: workdir.fd,
+        cwd: { path: workdir.real, fd: workdir.fd },
         stdin: stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'null',
-        stdout: stdoutFd !== undefined ? { fd: stdoutFd, append: spec.stdoutFile!.append } : 'pipe',
+        stdout: stdoutFd !== undefined ? { path: spec.stdoutFile!.path, fd: stdoutFd, append: spec.stdoutFile!.append } : 'pipe',
       });
       children.forEach((child, i) => {
         const stage: Stage = { child, pid: child.pid, exited: false, closed: false, exitCode: null, signal: null };

@@ -57,7 +57,7 @@ const O_PATH_DIR = (procFdWorks() ? 0o10000000 : fs.constants.O_RDONLY) | (fs.co
  * swapped for a link to elsewhere meanwhile is refused instead of followed. Elsewhere (no /proc) the path is
  * re-checked the same way and used by name. `fd` is handed to every stage as WORKDIR_FD.
  */
-export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined): { path: string; fd: number | undefined; release: () => void } {
+export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined): { path: string; real: string; fd: number | undefined; release: () => void } {
   if (!guard) {
     // Unit tests of the executor: no root to confine to, but launchers still expect WORKDIR_FD.
     let fd: number | undefined;
@@ -66,7 +66,7 @@ export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined):
     } catch {
       fd = undefined; // the spawn reports the missing folder
     }
-    return { path: cwd, fd, release: () => fd !== undefined && fs.closeSync(fd) };
+    return { path: cwd, real: cwd, fd, release: () => fd !== undefined && fs.closeSync(fd) };
   }
   let w: ReturnType<typeof walk>;
   try {
@@ -78,5 +78,5 @@ export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined):
     w.close();
     throw new Error(`cannot use the working directory ${cwd}: it is not a folder now`);
   }
-  return { path: procFdWorks() ? `/proc/self/fd/${w.entry.fd}` : w.real, fd: w.entry.fd, release: () => w.close() };
+  return { path: procFdWorks() ? `/proc/self/fd/${w.entry.fd}` : w.real, real: w.real, fd: w.entry.fd, release: () => w.close() };
 }

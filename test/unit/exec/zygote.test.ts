@@ -63,15 +63,23 @@ describe('containment zygote', () => {
   });
 
   // As root the zygote makes namespaces as is; an unprivileged server gets them inside a user namespace that maps
-  // only its own uid and gid. Run the zygote as `nobody` to take that path here too.
-  it.skipIf(process.getuid?.() !== 0)('as an unprivileged user, runs commands in a user namespace as that same user (files it creates are its own)', () => {
+  // only its own uid and gid, from where it cannot read the server's /proc/<pid>/fd: it opens the checked folder
+  // by its path and accepts it only as the object the server holds (device:inode). Run it as `nobody` here.
+  it.skipIf(process.getuid?.() !== 0)('as an unprivileged user, runs commands in a user namespace as that same user, in the checked folder, and refuses a folder that is not the checked one', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-zygote-userns-'));
     try {
       fs.chmodSync(dir, 0o777);
-      const file = path.join(dir, 'made');
-      const trial = spawnSync('/usr/bin/perl', ['-e', ZYGOTE_SCRIPT, '--', '--trial', '/bin/sh', '-c', `touch ${file}; ${TRIAL_COMMAND[2]}`], { uid: 65534, gid: 65534, timeout: 10_000 });
-      expect(trial.status).toBe(3); // PID 1 of a new namespace
-      expect(fs.statSync(file).uid).toBe(65534);
+      const st = fs.statSync(dir, { bigint: true });
+      const trial = (id: string) =>
+        spawnSync('/usr/bin/perl', ['-e', ZYGOTE_SCRIPT, '--', '--trial', dir, id, '/bin/sh', '-c', `touch made; pwd > where; ${TRIAL_COMMAND[2]}`], { uid: 65534, gid: 65534, timeout: 10_000 });
+      expect(trial(`${st.dev}:${st.ino}`).status).toBe(3); // PID 1 of a new namespace
+      expect(fs.statSync(path.join(dir, 'made')).uid).toBe(65534);
+      expect(fs.readFileSync(path.join(dir, 'where'), 'utf8').trim()).toBe(dir);
+      fs.rmSync(path.join(dir, 'where'));
+      const refused = trial(`${st.dev}:${st.ino + 1n}`);
+      expect(refused.status).toBe(125);
+      expect(refused.stdout.toString()).toMatch(/it is not the one that was checked/);
+      expect(fs.existsSync(path.join(dir, 'where'))).toBe(false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -11,9 +11,11 @@ import ZYGOTE_SCRIPT from './zygote.pl';
  * same guarantee — nothing of a call outlives it, nothing outlives the server — at the cost of a fork of a 5 MB
  * process instead of an exec: Node cannot call unshare() or prctl() itself.
  *
- * The zygote opens what the server checked through /proc/<server>/fd/N (the working directory, an output file:
- * the very objects, not names looked up again), makes the pipes, starts the stages and tells the server the
- * descriptor numbers of its ends, which the server opens through /proc/<zygote>/fd/N and acknowledges.
+ * The zygote opens again what the server checked and holds open (the working directory, an output file) and
+ * accepts each only when it is that very object (device and inode equal; anything swapped in meanwhile is
+ * refused), makes the pipes, starts the stages and tells the server the descriptor numbers of its ends, which
+ * the server opens through /proc/<zygote>/fd/N and acknowledges. (The zygote cannot read /proc/<server>/fd
+ * itself when it lives in a user namespace: the kernel keeps a child namespace out of its parent's processes.)
  */
 
 /** One program of a call as the zygote starts it. */
@@ -23,14 +25,26 @@ export interface ZygoteStage {
   readonly args: readonly string[];
 }
 
+/** A file or folder the server checked and holds open: the zygote opens `path` and accepts only this object. */
+export interface HeldObject {
+  readonly path: string;
+  readonly fd: number;
+}
+
 export interface ZygoteCall {
   readonly stages: readonly ZygoteStage[];
   readonly env: Readonly<Record<string, string>>;
-  /** The server's descriptor of the checked working directory. */
-  readonly cwdFd: number;
+  /** The checked working directory. */
+  readonly cwd: HeldObject;
   readonly stdin: 'null' | 'pipe';
-  /** The last stage's stdout: a pipe to the server, or the server's descriptor of a checked output file. */
-  readonly stdout: 'pipe' | { readonly fd: number; readonly append: boolean };
+  /** The last stage's stdout: a pipe to the server, or a checked output file. */
+  readonly stdout: 'pipe' | (HeldObject & { readonly append: boolean });
+}
+
+/** device:inode, as perl's stat prints them (exact: bigint). */
+function identity(fd: number): string {
+  const st = fs.fstatSync(fd, { bigint: true });
+  return `${st.dev}:${st.ino}`;
 }
 
 const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, n]) => [n, name]));
@@ -116,9 +130,9 @@ export function findPerl(): string | undefined {
   return undefined;
 }
 
-/** argv of the zygote; `--trial` runs one command as every call would and exits with its status. */
+/** argv of the zygote; `--trial DIR ID CMD…` runs one command as every call would and exits with its status. */
 function zygoteArgv(perl: string, trial?: readonly string[]): string[] {
-  return [perl, '-e', ZYGOTE_SCRIPT, '--', ...(trial ? ['--trial', ...trial] : [])];
+  return [perl, '-e', ZYGOTE_SCRIPT, '--', ...(trial ? ['--trial', '/', '-', ...trial] : [])];
 }
 
 /** A command that exits 3 only when it runs as PID 1 of a new PID namespace. */
@@ -140,7 +154,7 @@ export async function zygoteTrial(perl: string, timeoutMs = 5000): Promise<boole
   try {
     root = fs.openSync('/', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
     const [file, ...args] = TRIAL_COMMAND;
-    const trial = launchContained(perl, { stages: [{ file: file!, argv0: file!, args }], env: MINIMAL_ENV, cwdFd: root, stdin: 'null', stdout: 'pipe' }).then(
+    const trial = launchContained(perl, { stages: [{ file: file!, argv0: file!, args }], env: MINIMAL_ENV, cwd: { path: '/', fd: root }, stdin: 'null', stdout: 'pipe' }).then(
       ([child]) =>
         new Promise<boolean>((resolve) => {
           for (const s of child!.stdio) s?.resume();
@@ -205,8 +219,7 @@ class Zygote {
           this.isReady = true;
           this.holdLoop();
           started();
-        }
-        else if (line.startsWith('FAIL ')) failed(new Error(`the containment process cannot start: ${line.slice(5)}`));
+        } else if (line.startsWith('FAIL ')) failed(new Error(`the containment process cannot start: ${line.slice(5)}`));
         else this.onLine(line);
       }
     });
@@ -235,15 +248,17 @@ class Zygote {
   launch(call: ZygoteCall): Promise<ZygoteChild[]> {
     if (this.gone) return Promise.reject(this.gone);
     const id = String(this.nextId++);
-    const server = `/proc/${process.pid}/fd`;
     const env = Object.entries(call.env).map(([k, v]) => `${k}=${v}`);
+    let held: string[];
+    try {
+      held = [call.cwd.path, identity(call.cwd.fd), call.stdin, ...(call.stdout === 'pipe' ? ['pipe', '-', '0'] : [call.stdout.path, identity(call.stdout.fd), call.stdout.append ? '1' : '0'])];
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
     const fields = [
       'S',
       id,
-      `${server}/${call.cwdFd}`,
-      call.stdin,
-      call.stdout === 'pipe' ? 'pipe' : `${server}/${call.stdout.fd}`,
-      call.stdout !== 'pipe' && call.stdout.append ? '1' : '0',
+      ...held,
       String(env.length),
       ...env,
       String(call.stages.length),

@@ -12,7 +12,9 @@
 # stages is only this script.
 #
 # Protocol: requests on fd 0 are frames "<length>\n<payload>", payload fields separated by NUL (argv and
-# environment strings cannot contain NUL). Replies on fd 1 are lines:
+# environment strings cannot contain NUL). What the server checked (the working directory, an output file) comes
+# as a path and the device:inode of the object the server holds open: opened again here, and refused when it is
+# not that object. (/proc/<server>/fd is out of reach from inside a user namespace.) Replies on fd 1 are lines:
 #   READY <pid|user> <pid>    how namespaces are made: as is (CAP_SYS_ADMIN) or inside a user namespace;
 #                             the zygote's pid on the host (its descriptors are read through /proc/<pid>/fd)
 #   FAIL <why>                cannot work here (then it exits)
@@ -27,7 +29,7 @@ use strict;
 use warnings;
 use Config;
 use POSIX ();
-use Fcntl qw(O_WRONLY O_APPEND O_DIRECTORY F_GETFL F_SETFL O_NONBLOCK);
+use Fcntl qw(O_WRONLY O_APPEND O_DIRECTORY O_NOFOLLOW F_GETFL F_SETFL O_NONBLOCK);
 
 $0 = 'guarded-shell-zygote';
 my $CLONE_NEWPID = 0x20000000;
@@ -170,11 +172,22 @@ my $rep_buf = '';
 
 sub fail { out("F $_[0] $_[1]\n"); return }
 
+# The object at $path, opened with $flags, only when it is the one the server checked and holds open ($want:
+# "device:inode", or '-' for no check): a name swapped for something else meanwhile is refused, not followed.
+sub open_held {
+  my ($path, $flags, $want) = @_;
+  sysopen(my $fh, $path, $flags) or return (undef, "$!");
+  return ($fh) if $want eq '-';
+  my ($dev, $ino) = stat($fh);
+  return (undef, 'it is not the one that was checked (it changed meanwhile)') unless defined $ino && "$dev:$ino" eq $want;
+  return ($fh);
+}
+
 # Starts one call: every stage of its pipeline, connected by pipes made here.
-#   S, id, cwd path, stdin ('null' | 'pipe'), stdout ('pipe' | path to open for writing), append (0 | 1),
+#   S, id, cwd path, cwd identity, stdin ('null' | 'pipe'), stdout ('pipe' | path), stdout identity, append (0|1),
 #   n, environment entries (n), stages, then per stage: file, argv0, n, arguments (n)
 sub spawn_call {
-  my ($id, $cwd, $stdin, $stdout, $append, @f) = @_;
+  my ($id, $cwd, $cwd_id, $stdin, $stdout, $stdout_id, $append, @f) = @_;
   my @env = splice(@f, 0, shift(@f) // 0);
   my @stages;
   for (1 .. (shift(@f) // 0)) {
@@ -182,13 +195,19 @@ sub spawn_call {
     push @stages, [$file, $argv0, splice(@f, 0, $n // 0)];
   }
   return fail($id, 'empty pipeline') unless @stages;
-  # The server's descriptors, through /proc: exactly the objects it checked (a magic link, not a name).
-  sysopen(my $dir, $cwd, $O_PATH | O_DIRECTORY) or return fail($id, "cannot open the working directory: $!");
+  my ($dir, $why_dir) = open_held($cwd, $O_PATH | O_DIRECTORY, $cwd_id);
+  return fail($id, "cannot use the working directory $cwd: $why_dir") unless $dir;
   my (@held, $in, $in_server, $out, $out_server);
   if ($stdin eq 'pipe') { pipe($in, $in_server) or return fail($id, "pipe: $!"); push @held, $in_server }
   else { open($in, '<', '/dev/null') or return fail($id, "/dev/null: $!") }
   if ($stdout eq 'pipe') { pipe($out_server, $out) or return fail($id, "pipe: $!"); push @held, $out_server }
-  else { sysopen($out, $stdout, O_WRONLY | ($append ? O_APPEND : 0)) or return fail($id, "cannot open the output file: $!") }
+  else {
+    # Non-blocking: a FIFO swapped in would otherwise hold us at open(); then blocking writes as usual.
+    (my $file, my $why_out) = open_held($stdout, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | ($append ? O_APPEND : 0), $stdout_id);
+    return fail($id, "cannot use the output file $stdout: $why_out") unless $file;
+    fcntl($file, F_SETFL, fcntl($file, F_GETFL, 0) & ~O_NONBLOCK);
+    $out = $file;
+  }
   my (@pids, @errs, $why);
   my $prev = $in;
   for my $i (0 .. $#stages) {
@@ -250,10 +269,13 @@ sub handle {
   elsif ($op eq 'A') { close($_) for @{ delete $held{$id} || [] } }
 }
 
-# --trial CMD...: start one command exactly as every call starts, wait for it, exit with its exit status. The
-# probe runs `sh -c 'exit $(($$ + 2))'`, which exits 3 only as PID 1 of a new namespace.
+# --trial DIR ID CMD...: start one command in DIR (ID: its device:inode, or '-') exactly as every call starts,
+# wait for it, exit with its exit status (125: it did not start). The probe runs `sh -c 'exit $(($$ + 2))'` in
+# /, which exits 3 only as PID 1 of a new namespace.
 if ($trial) {
-  spawn_call('trial', '/', 'null', '/dev/null', 0, 0, 1, $ARGV[0], $ARGV[0], scalar(@ARGV) - 1, @ARGV[1 .. $#ARGV]);
+  my ($cwd, $cwd_id, $file, @args) = @ARGV;
+  spawn_call('trial', $cwd, $cwd_id, 'null', '/dev/null', '-', 0, 0, 1, $file, $file, scalar(@args), @args);
+  POSIX::_exit(125) unless %stage_of; # it did not start (the F line says why)
   close($_) for @{ delete $held{trial} || [] };
 } else {
   out("READY $MODE $HOST_SELF\n");

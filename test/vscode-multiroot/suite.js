@@ -19,7 +19,11 @@ function textOf(result) {
   return (result.content || []).map((p) => (p.type === 'text' ? p.text : JSON.stringify(p))).join('');
 }
 
-/** VmRSS in kB of a process and all its descendants (from /proc; a process gone meanwhile counts 0). */
+/**
+ * VmRSS in kB of a process and all its descendants (from /proc; a process gone meanwhile counts 0), and `uniqueKb`:
+ * the root's RSS plus its descendants' PSS (the containment zygote's two Perl processes share most of their
+ * pages with each other; their RSS counts those twice).
+ */
 function treeRssKb(root) {
   const children = new Map();
   for (const d of fs.readdirSync('/proc')) {
@@ -38,10 +42,15 @@ function treeRssKb(root) {
     todo.push(...(children.get(p) || []));
   }
   let kb = 0;
+  let uniqueKb = 0;
   for (const p of pids) {
-    try { kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))[1]); } catch { /* gone */ }
+    try {
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))[1]);
+      kb += rss;
+      uniqueKb += p === root ? rss : Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]);
+    } catch { /* gone */ }
   }
-  return { kb, pids };
+  return { kb, uniqueKb, pids };
 }
 
 exports.run = async function run() {
@@ -85,6 +94,7 @@ exports.run = async function run() {
     const rss = treeRssKb(running[0].pid);
     figures.serverProcesses = rss.pids.length;
     figures.totalRssMbAfterToolsListed = Math.round(rss.kb / 102.4) / 10;
+    figures.serverRssPlusHelpersPssMbAfterToolsListed = Math.round(rss.uniqueKb / 102.4) / 10;
     say(`pid ${running[0].pid}; ready ${figures.activationToReadyMs} ms, tools listed ${figures.activationToToolsListedMs} ms after activation; RSS ${figures.totalRssMbAfterToolsListed} MB (${rss.pids.length} process(es))`);
   });
 

@@ -5,11 +5,14 @@
  * `bsdtar`, `gawk`) or a versioned interpreter (`python3.12`, `perl5.36`).
  */
 
+const WINDOWS_SUFFIX = /\.(exe|com|cmd|bat|ps1)$/i;
+
 /** The last path component, without a Windows executable suffix, in lower case. */
 export function baseCommandName(commandName: string): string {
-  const parts = commandName.split(/[\\/]/);
-  let base = parts[parts.length - 1] ?? '';
-  base = base.replace(/\.(exe|com|cmd|bat|ps1)$/i, '');
+  // Called for every name of every stage by every rule (several times per call): no regex split, no array.
+  const cut = Math.max(commandName.lastIndexOf('/'), commandName.lastIndexOf('\\'));
+  let base = cut >= 0 ? commandName.slice(cut + 1) : commandName;
+  if (base.includes('.')) base = base.replace(WINDOWS_SUFFIX, '');
   return base.toLowerCase();
 }
 

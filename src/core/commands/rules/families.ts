@@ -90,6 +90,10 @@ const VERSIONED_RE = new RegExp(`^(${VERSIONED.map((n) => n.replace(/[-]/g, '\\-
 const CC_RE = /^([a-z0-9_]+-)*(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+(\.\d+)*)?$/;
 
 export function familyOf(commandName: string): string | undefined {
+  return memo(familyMemo, commandName, familyOfUncached);
+}
+
+function familyOfUncached(commandName: string): string | undefined {
   const base = baseCommandName(commandName);
   if (base === '') return undefined;
   const alias = ALIASES[base];
@@ -102,3 +106,17 @@ export function familyOf(commandName: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A bounded memo for the name classifications (pure functions of the name and this module's constant tables):
+ * every rule asks them again for the same two or three names of a stage, several times per call.
+ */
+export function memo<T>(table: Map<string, T>, key: string, compute: (key: string) => T): T {
+  if (table.has(key)) return table.get(key) as T;
+  const value = compute(key);
+  if (table.size >= 512) table.clear();
+  table.set(key, value);
+  return value;
+}
+
+const familyMemo = new Map<string, string | undefined>();

@@ -16,6 +16,7 @@ import { latency, type LatencyData } from './sections/latency';
 import { minimal } from './sections/minimal';
 import { profile } from './sections/profile';
 import { throughput } from './sections/throughput';
+import { toolPath } from './sections/toolPath';
 import { validation } from './sections/validation';
 
 /**
@@ -69,6 +70,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const noneP50 = (lat?.data as LatencyData | undefined)?.http.call.p50 ?? NaN;
     await run('isolation', () => isolation(n, noneP50));
     await run('profile', () => profile(REPO, n));
+    // Opt-in (--only=toolpath): the in-process tool path, for working on the server's own per-call work.
+    if (only?.includes('toolpath')) await run('toolpath', () => toolPath(quick ? 500 : 3000));
   } finally {
     cleanupWorkspaces();
   }

@@ -67,11 +67,22 @@ export interface ApprovalDecision {
   readonly option?: ApprovalOption;
 }
 
+/** What an approver may need of the call besides the request itself. */
+export interface ApprovalCall {
+  /**
+   * The transport's id of the request this call answers (MCP: the tools/call id). MCP elicitation sends its
+   * question on that request's own response stream: over Streamable HTTP a server request that does not name its
+   * related request goes to the optional standalone GET stream and is DROPPED when the client has not opened it
+   * (the call would then wait for the approval timeout).
+   */
+  readonly relatedRequestId?: string | number;
+}
+
 export interface Approver {
   /** Short name for logs and results ('vscode', 'elicitation', 'none'). */
   readonly kind: string;
   /** Resolves with the decision; an aborted signal withdraws the request (resolves as not approved). */
-  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+  approve(request: ApprovalRequest, signal?: AbortSignal, call?: ApprovalCall): Promise<ApprovalDecision>;
 }
 
 /** The approver when nobody can be asked: every "ask" becomes a denial that says so. */
@@ -105,13 +116,14 @@ export async function gate(
   approver: Approver,
   buildRequest: () => ApprovalRequest | Promise<ApprovalRequest>,
   signal?: AbortSignal,
+  call?: ApprovalCall,
 ): Promise<GateOutcome> {
   if (verdict.kind === 'deny') return { allowed: false, code: verdict.code, reason: verdict.reason, rule: verdict.rule, waitedMs: 0 };
   if (verdict.kind === 'allow') return { allowed: true, waitedMs: 0 };
   const started = Date.now();
   let decision: ApprovalDecision;
   try {
-    decision = await approver.approve(await buildRequest(), signal);
+    decision = await approver.approve(await buildRequest(), signal, call);
   } catch (e) {
     decision = { approved: false, by: 'error', reason: `The approver failed: ${(e as Error).message}` };
   }

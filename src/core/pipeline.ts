@@ -23,6 +23,8 @@ export interface GuardedCall {
   /** The client that made the call, passed on to the approver. */
   readonly client?: CallingClient;
   readonly requestId?: string;
+  /** The transport's own id of the request, for an approver that asks the same client (approval.ts ApprovalCall). */
+  readonly relatedRequestId?: string | number;
   readonly signal?: AbortSignal;
 }
 
@@ -115,7 +117,7 @@ export async function runGuarded<R extends GuardedResult>(deps: GuardedDeps, cal
 
   const gated = skipApproval
     ? ({ allowed: true, waitedMs: 0 } as const)
-    : await gate(verdict, deps.approver(), async () => withClient(await planned.request(verdict as Verdict & { kind: 'ask' }, requestId), call.client), call.signal);
+    : await gate(verdict, deps.approver(), async () => withClient(await planned.request(verdict as Verdict & { kind: 'ask' }, requestId), call.client), call.signal, call.relatedRequestId !== undefined ? { relatedRequestId: call.relatedRequestId } : undefined);
   recordDecision(deps.audit, call.tool, requestId, gated, planned.decisionSubject ?? subject);
   if (!gated.allowed) {
     const asked = gated.deniedBy !== undefined;

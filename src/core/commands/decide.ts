@@ -16,7 +16,7 @@ import { commandKey, parseCommand, type ParsedCommand } from './parse';
 import { forbiddenAliasByIdentity, resolveProgram, type ResolvedProgram } from './resolve';
 import { forbiddenCategory, judgeCommand, prepareArgv } from './rules';
 import { gitLocation } from './rules/git';
-import { isKnownReadOnly } from './rules/readonly';
+import { isKnownReadOnlyJudged } from './rules/readonly';
 import { attempt } from '../attempt';
 
 export interface CommandRequest {
@@ -97,7 +97,7 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
   const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
   const preApproved = policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false);
   try {
-    const plan = planCommand(request, policy, context);
+    const { plan, judged, gitLocations } = planCommand(request, policy, context);
     const checks: Verdict[] = [];
     plan.parsed.stages.forEach((stage, i) => {
       const listed = checkAllowlist(stage[0]!, policy);
@@ -111,14 +111,14 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
       const program = plan.programs[i];
       // Not found: nothing to judge by file, and nothing will be spawned (run.ts reports the error).
       if (!program) return;
-      // The real program: the file the PATH lookup found and its realpath are judged too, and must not be
-      // files the agent could have written.
-      checks.push(checkProgramOutsideWorkspace(program.path, policy.root));
-      checks.push(judgeCommand(stage, { aliases: [program.path, program.real] }));
+      // The real program: the file the PATH lookup found and its realpath (both from this call's lookup) are
+      // judged too, and must not be files the agent could have written.
+      checks.push(checkProgramOutsideWorkspace(program.path, policy.root, program.real));
+      checks.push(judged[i]!); // judgeCommand(stage, { aliases: [program.path, program.real] }), judged once in planCommand
       // The same file as a never-runnable program on the PATH (a hard link or copy-by-link under another name).
       const twin = forbiddenAliasByIdentity(program.real, plan.pathEnv, (n) => forbiddenCategory(n) !== undefined);
       if (twin) checks.push(judgeCommand([twin, ...stage.slice(1)]));
-      const git = gitStageLocation(stage, program, plan.gitEnv);
+      const git = gitLocations[i];
       if (git) {
         const refused = checkGitLocation(git, plan.cwd.real, policy.root);
         if (refused) checks.push(refused);
@@ -157,7 +157,18 @@ export function decideCommand(request: CommandRequest, policy: Policy, context: 
   return { verdict, key: checked.key, ...(checked.plan && { plan: checked.plan }) };
 }
 
-function planCommand(request: CommandRequest, policy: Policy, context: DecideContext): CommandPlan {
+/**
+ * The plan, and per stage what planning already judged by the program's every name (so checkCommand does not
+ * judge it twice): `judgeCommand(stage, { aliases })` and where git looks for its repository (undefined for a
+ * stage whose program was not found / that is not git).
+ */
+interface PlannedCommand {
+  readonly plan: CommandPlan;
+  readonly judged: readonly (Verdict | undefined)[];
+  readonly gitLocations: readonly ReturnType<typeof gitStageLocation>[];
+}
+
+function planCommand(request: CommandRequest, policy: Policy, context: DecideContext): PlannedCommand {
   const parsed = parseCommand(request.command, { literal: request.literal === true });
   const cwd = resolveInside(policy.root, request.directory ?? '.', { what: 'working directory' });
   if (!cwd.exists || !fs.statSync(cwd.real).isDirectory()) {
@@ -198,12 +209,17 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
   const gitEnv = { ...(childEnv.GIT_DIR !== undefined && { gitDir: childEnv.GIT_DIR }), ...(childEnv.GIT_WORK_TREE !== undefined && { workTree: childEnv.GIT_WORK_TREE }) };
   // The stages alone: a redirect is its own action in the mode table.
   const readOnlyStages: boolean[] = [];
+  const judged: (Verdict | undefined)[] = [];
+  const gitLocations: ReturnType<typeof gitStageLocation>[] = [];
   const spawnArgv = parsed.stages.map((stage, i) => {
     const program = programs[i];
     const aliases = program ? [program.path, program.real] : [];
-    let stageReadOnly = program !== undefined && isKnownReadOnly(stage, { aliases });
+    const verdict = program ? judgeCommand(stage, { aliases }) : undefined;
+    judged.push(verdict);
+    let stageReadOnly = verdict !== undefined && isKnownReadOnlyJudged(stage, { aliases }, verdict);
     let gitReadOnly: { filterDrivers: readonly string[] } | undefined;
     const git = program ? gitStageLocation(stage, program, gitEnv) : undefined;
+    gitLocations.push(git);
     if (stageReadOnly && git) {
       // Read-only git runs with configuration-driven programs off; that needs every filter name configured for
       // the repository this call uses (the own one, or a submodule/worktree git directory inside it).
@@ -217,7 +233,8 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
   const readOnly = readOnlyStages.every(Boolean);
-  return { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
+  const plan = { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
+  return { plan, judged, gitLocations };
 }
 
 /**
@@ -238,6 +255,7 @@ function refuseUnlessReadOnly(plan: CommandPlan, only: NonNullable<CommandReques
 }
 
 function checkRedirectsAgainstGuard(plan: CommandPlan, policy: Policy): Verdict | undefined {
+  if (!plan.stdinFile && !plan.stdoutFile) return undefined; // no redirect: nothing to open, no guard to build
   const g = guardFor(policy);
   const stat = (real: string) => attempt(() => fs.statSync(real, { bigint: true }));
   try {
@@ -292,9 +310,13 @@ function gitStageLocation(stage: readonly string[], program: ResolvedProgram, gi
   };
 }
 
-/** A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it. */
-function checkProgramOutsideWorkspace(program: string, root: string): Verdict {
-  const real = attempt(() => fs.realpathSync.native(program)) ?? path.resolve(program); // missing: the spawn fails clearly
+/**
+ * A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it.
+ * `real`: its realpath when this call's PATH lookup has just taken it (resolve.ts, the same realpath), so the file
+ * judged here is the one the alias rules judge.
+ */
+function checkProgramOutsideWorkspace(program: string, root: string, real = attempt(() => fs.realpathSync.native(program)) ?? path.resolve(program)): Verdict {
+  // Without `real`: a missing program keeps its resolved name (the spawn fails clearly).
   if (isInside(root, path.resolve(program)) || isInside(root, real)) {
     return deny('COMMAND_NOT_ALLOWED', 'allowlist.workspace-program', `The program "${program}" is inside the workspace; only installed programs can run.`);
   }

@@ -2,7 +2,6 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Approver, ApprovalRequest } from '../../core/approval';
 import { describeApproval } from '../../shared/approvalText';
-import { relatedRequest } from './relatedRequest';
 import type { ServerContext } from '../context';
 
 /**
@@ -15,7 +14,7 @@ export function elicitationApprover(server: McpServer, ctx: ServerContext): Appr
   if (!capabilities?.elicitation) return undefined;
   return {
     kind: 'elicitation',
-    approve: async (request, signal) => {
+    approve: async (request, signal, call) => {
       const timeoutMs = ctx.policy.approvalTimeoutSeconds * 1000;
       try {
         const answer = await server.server.elicitInput(
@@ -30,8 +29,8 @@ export function elicitationApprover(server: McpServer, ctx: ServerContext): Appr
               required: ['approve'],
             },
           },
-          // On the call's own response stream (see relatedRequest.ts), never only on the optional standalone one.
-          { timeout: timeoutMs, ...(signal && { signal }), ...withRelated(relatedRequest.getStore()) },
+          // On the call's own response stream (approval.ts ApprovalCall), never only on the optional standalone one.
+          { timeout: timeoutMs, ...(signal && { signal }), ...withRelated(call?.relatedRequestId) },
         );
         const approved = answer.action === 'accept' && answer.content?.approve === true;
         const reason = typeof answer.content?.reason === 'string' && answer.content.reason ? answer.content.reason : undefined;

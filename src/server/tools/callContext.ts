@@ -16,6 +16,8 @@ export function callContext(tool: string, extra: ToolExtra): CallContext {
     tool,
     ...(extra.client && { client: extra.client }),
     requestId: `${extra.sessionId ?? 'local'}:${String(extra.requestId)}`,
+    // For elicitation: its question goes on this request's own response stream (approval.ts ApprovalCall).
+    relatedRequestId: extra.requestId,
     signal: extra.signal,
     ...(token !== undefined && {
       onProgress: (p) => {

@@ -24,7 +24,6 @@ import rmdir from './rmdir';
 import shellExecute from './shellExecute';
 import shellReadonly from './shellReadonly';
 import writeFile from './writeFile';
-import { relatedRequest } from '../approvers/relatedRequest';
 
 /** THE tool registry: every tool the server can offer (test/unit/server: exactly TOOL_NAMES). */
 export const TOOLS: readonly ToolDef[] = [
@@ -75,7 +74,9 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
         // Who calls, and whether it was told this tool only reads (then it asked nobody itself): for the approver.
         const name = server.server.getClientVersion()?.name;
         const client = name ? { name, readOnlyHint: hintsAt(def.annotations, hintContext(ctx, ctx.policy)).readOnlyHint } : undefined;
-        return relatedRequest.run(extra.requestId, () => def.run(args as never, env, client ? { ...extra, client } : extra));
+        // The call's request id reaches an elicitation approver through the call context (callContext.ts), not an
+        // AsyncLocalStorage: on Node 20 one turns on async hooks for the whole process, a cost on every promise.
+        return def.run(args as never, env, client ? { ...extra, client } : extra);
       },
     );
     // The SDK marks every tool `execution: {taskSupport: "forbidden"}`, which is MCP's default when absent: 40

@@ -5,11 +5,14 @@
  * `bsdtar`, `gawk`) or a versioned interpreter (`python3.12`, `perl5.36`).
  */
 
+const WINDOWS_SUFFIX = /\.(exe|com|cmd|bat|ps1)$/i;
+
 /** The last path component, without a Windows executable suffix, in lower case. */
 export function baseCommandName(commandName: string): string {
-  const parts = commandName.split(/[\\/]/);
-  let base = parts[parts.length - 1] ?? '';
-  base = base.replace(/\.(exe|com|cmd|bat|ps1)$/i, '');
+  // Called for every name of every stage by every rule (several times per call): no regex split, no array.
+  const cut = Math.max(commandName.lastIndexOf('/'), commandName.lastIndexOf('\\'));
+  let base = cut >= 0 ? commandName.slice(cut + 1) : commandName;
+  if (base.includes('.')) base = base.replace(WINDOWS_SUFFIX, '');
   return base.toLowerCase();
 }
 
@@ -87,6 +90,10 @@ const VERSIONED_RE = new RegExp(`^(${VERSIONED.map((n) => n.replace(/[-]/g, '\\-
 const CC_RE = /^([a-z0-9_]+-)*(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+(\.\d+)*)?$/;
 
 export function familyOf(commandName: string): string | undefined {
+  return memo(familyMemo, commandName, familyOfUncached);
+}
+
+function familyOfUncached(commandName: string): string | undefined {
   const base = baseCommandName(commandName);
   if (base === '') return undefined;
   const alias = ALIASES[base];
@@ -99,3 +106,17 @@ export function familyOf(commandName: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A bounded memo for the name classifications (pure functions of the name and this module's constant tables):
+ * every rule asks them again for the same two or three names of a stage, several times per call.
+ */
+export function memo<T>(table: Map<string, T>, key: string, compute: (key: string) => T): T {
+  if (table.has(key)) return table.get(key) as T;
+  const value = compute(key);
+  if (table.size >= 512) table.clear();
+  table.set(key, value);
+  return value;
+}
+
+const familyMemo = new Map<string, string | undefined>();

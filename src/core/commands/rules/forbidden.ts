@@ -1,5 +1,5 @@
 import { deny, type Verdict } from '../../verdict';
-import { baseCommandName, familyOf } from './families';
+import { baseCommandName, familyOf, memo } from './families';
 
 /**
  * Programs that are NEVER runnable, whatever the allowlist says, because running them is the same as running
@@ -115,6 +115,12 @@ function categoryOfBase(base: string): ForbiddenCategory | undefined {
  * (`vim.basic`, `vim.tiny`, `sh.distrib`, `nano.tiny`, `which.debianutils`), so `vim.basic` is vim.
  */
 export function forbiddenCategory(commandName: string): ForbiddenCategory | undefined {
+  return memo(categoryMemo, commandName, forbiddenCategoryUncached);
+}
+
+const categoryMemo = new Map<string, ForbiddenCategory | undefined>();
+
+function forbiddenCategoryUncached(commandName: string): ForbiddenCategory | undefined {
   const base = baseCommandName(commandName);
   const direct = categoryOfBase(base);
   if (direct) return direct;

@@ -1,6 +1,7 @@
 import { baseCommandName, familyOf } from './families';
 import { couldMean, longTable, scanOptions, shortTable, type Grammar, type OptionEvent } from './getopt';
 import { gitLocation } from './git';
+import type { Verdict } from '../../verdict';
 import { judgeCommand, namesToJudge, type JudgeOptions } from './judge';
 
 /**
@@ -168,7 +169,16 @@ function readOnlyAs(base: string, name: string, args: readonly string[]): boolea
 
 export function isKnownReadOnly(argv: readonly string[], options: JudgeOptions = {}): boolean {
   if (!Array.isArray(argv) || argv.length === 0) return false;
-  if (judgeCommand(argv, options).kind !== 'allow') return false;
+  return isKnownReadOnlyJudged(argv, options, judgeCommand(argv, options));
+}
+
+/**
+ * isKnownReadOnly for a stage whose verdict `judgeCommand(argv, options)` the caller already holds (decide.ts
+ * judges every stage by all its names once and uses that one verdict for the checks and for this question).
+ */
+export function isKnownReadOnlyJudged(argv: readonly string[], options: JudgeOptions, judged: Verdict): boolean {
+  if (!Array.isArray(argv) || argv.length === 0) return false;
+  if (judged.kind !== 'allow') return false;
   const args = argv.slice(1);
   return namesToJudge(argv[0]!, options.aliases).every((name) => {
     const base = baseCommandName(name);

@@ -17,8 +17,9 @@ import { z } from 'zod';
  * dist/cli.js, so start-up figures compare like with like. Never ship this: it runs anything it is sent.
  *
  * `--prefix '<json argv>'` starts every command through that launcher, with the working directory open as fd 4:
- * the bench passes Guarded Shell's own process-containment launcher (src/core/isolation/contain.ts), so one
- * baseline has the same number of execs and the same PID namespace as Guarded Shell's `--isolation none`.
+ * the bench passes an exec containment launcher of src/core/isolation/contain.ts (bwrap or unshare), so one
+ * baseline gives its commands the same guarantee as Guarded Shell's `--isolation none` (a PID namespace per
+ * command) the usual way, one more exec per command, where Guarded Shell's zygote forks instead.
  */
 const prefixAt = process.argv.indexOf('--prefix');
 const PREFIX: string[] = prefixAt > 0 ? (JSON.parse(process.argv[prefixAt + 1]!) as string[]) : [];

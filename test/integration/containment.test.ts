@@ -23,6 +23,24 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const args = () => ['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE, '--allow', ESCAPE_DEATHSIG];
+/**
+ * Starts `fixture <secs> wait` (a foreground sleep and an escaped one), kills the server with SIGKILL while it
+ * runs, and returns the sleepers still alive a moment later (killed here, so a failure leaves nothing behind).
+ */
+async function survivorsOfServerKill(victim: RunningServer, c: Client, fixture: string): Promise<number[]> {
+  const secs = uniqueSeconds();
+  const pending = run(c, [fixture, secs, 'wait']).catch(() => 'rejected');
+  for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
+  expect(sleepers(secs).length).toBe(2); // the escaped one and the foreground one
+  expect(await victim.stop('SIGKILL')).toBeNull();
+  await c.close().catch(() => undefined);
+  await pending;
+  for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
+  const survivors = sleepers(secs);
+  for (const pid of survivors) process.kill(pid, 'SIGKILL');
+  return survivors;
+}
+
 const run = (c: Client, command: string[]) => c.callTool({ name: 'shell_execute', arguments: { command } }, undefined, { timeout: 60_000 });
 
 // The PID-namespace launcher is bubblewrap without a sandbox: where bubblewrap works it must be the one chosen.
@@ -52,17 +70,7 @@ describeWith('bubblewrap')(`process containment without a sandbox (${containment
   it('stops every process of a running call from outliving a SIGKILL of the server', async () => {
     const victim = await startServer(args());
     const c = await httpClient(victim.url);
-    const secs = uniqueSeconds();
-    const pending = run(c, [ESCAPE, secs, 'wait']).catch(() => 'rejected');
-    for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
-    expect(sleepers(secs).length).toBe(2); // the escaped one and the foreground one
-    expect(await victim.stop('SIGKILL')).toBeNull();
-    await c.close().catch(() => undefined);
-    await pending;
-    for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
-    const survivors = sleepers(secs);
-    for (const pid of survivors) process.kill(pid, 'SIGKILL');
-    expect(survivors).toEqual([]);
+    expect(await survivorsOfServerKill(victim, c, ESCAPE)).toEqual([]);
   });
 });
 
@@ -72,17 +80,7 @@ describeWith('zygote')('a command that clears its own death signal (the fixture 
   it('stops a grandchild that cleared its parent-death signal and left its session from outliving a SIGKILL of the server', async () => {
     const victim = await startServer(args());
     const c = await httpClient(victim.url);
-    const secs = uniqueSeconds();
-    const pending = run(c, [ESCAPE_DEATHSIG, secs, 'wait']).catch(() => 'rejected');
-    for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
-    expect(sleepers(secs).length).toBe(2);
-    expect(await victim.stop('SIGKILL')).toBeNull();
-    await c.close().catch(() => undefined);
-    await pending;
-    for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
-    const survivors = sleepers(secs);
-    for (const pid of survivors) process.kill(pid, 'SIGKILL');
-    expect(survivors).toEqual([]);
+    expect(await survivorsOfServerKill(victim, c, ESCAPE_DEATHSIG)).toEqual([]);
   });
 });
 
@@ -97,17 +95,7 @@ describe.runIf(process.getuid?.() === 0)('process containment of an unprivileged
       const c = await httpClient(victim.url);
       expect(structured(await run(c, ['touch', 'made'])).outcome).toBe('ok');
       expect(fs.statSync(path.join(home, 'made')).uid).toBe(65534);
-      const secs = uniqueSeconds();
-      const pending = run(c, [ESCAPE, secs, 'wait']).catch(() => 'rejected');
-      for (let i = 0; i < 100 && sleepers(secs).length < 2; i++) await sleep(50);
-      expect(sleepers(secs).length).toBe(2);
-      expect(await victim.stop('SIGKILL')).toBeNull();
-      await c.close().catch(() => undefined);
-      await pending;
-      for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
-      const survivors = sleepers(secs);
-      for (const pid of survivors) process.kill(pid, 'SIGKILL');
-      expect(survivors).toEqual([]);
+      expect(await survivorsOfServerKill(victim, c, ESCAPE)).toEqual([]);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }

@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
 import { TRIAL_COMMAND, zygoteForTests } from '../../../src/core/exec/zygote/client';
@@ -84,4 +86,30 @@ describe('containment zygote', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+// A leak per call shows in the heap after a full collection, whatever V8 does with its heap size (the stress
+// suite's RSS figures move with the allocation rate). Real commands through the real zygote.
+describe('containment zygote memory', () => {
+  it('leaks no heap over 2,000 commands (heap after a full GC, first thousand against the second)', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const heapAfterGc = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const thousand = async (): Promise<void> => {
+      for (let i = 0; i < 1000; i += 16) {
+        const rs = await Promise.all(Array.from({ length: 16 }, () => ex.run(tagged([stage('echo', 'x')]).spec)));
+        for (const r of rs) expect(r.stdout).toBe('x\n');
+      }
+    };
+    await thousand();
+    const after1000 = heapAfterGc();
+    await thousand();
+    const after2000 = heapAfterGc();
+    console.log(`zygote: heap after GC ${(after1000 / 1048576).toFixed(2)} MB after 1,000 commands, ${(after2000 / 1048576).toFixed(2)} MB after 2,000`);
+    expect(after2000 - after1000).toBeLessThan(512 * 1024); // 0.5 KB per command would already fail
+  }, 120_000);
 });

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { minimalShellServer } from './minimalTool';
 
 /**
  * The floor for a Node MCP shell server, the bench's "minimal server" baseline: the same MCP SDK, one tool
@@ -25,15 +25,8 @@ const prefixAt = process.argv.indexOf('--prefix');
 const PREFIX: string[] = prefixAt > 0 ? (JSON.parse(process.argv[prefixAt + 1]!) as string[]) : [];
 
 function server(): McpServer {
-  const s = new McpServer({ name: 'minimal-shell', version: '1.0.0' });
-  s.registerTool(
-    'shell_execute',
-    {
-      description: 'Runs argv.',
-      inputSchema: { command: z.array(z.string()).min(1) },
-      outputSchema: { outcome: z.string(), exitCode: z.number().nullable(), stdout: z.string(), stderr: z.string() },
-    },
-    ({ command }) =>
+  return minimalShellServer(
+    (command) =>
       new Promise((resolve) => {
         const argv = [...PREFIX, ...command];
         const dir = PREFIX.length ? fs.openSync('.', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY) : undefined;
@@ -44,15 +37,12 @@ function server(): McpServer {
         const err: Buffer[] = [];
         child.stdout.on('data', (c: Buffer) => out.push(c));
         child.stderr.on('data', (c: Buffer) => err.push(c));
-        const done = (exitCode: number | null, outcome: string) => {
-          const structuredContent = { outcome, exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
-          resolve({ content: [{ type: 'text', text: structuredContent.stdout }], structuredContent });
-        };
+        const done = (exitCode: number | null, outcome: string) =>
+          resolve({ outcome, exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
         child.once('error', (e) => done(null, `error: ${e.message}`));
         child.once('close', (code) => done(code, 'ok'));
       }),
   );
-  return s;
 }
 
 async function main(): Promise<void> {

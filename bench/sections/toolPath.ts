@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { minimalShellServer } from '../minimalTool';
 import { parseFlags } from '../../src/cli/flags';
 import { unavailableApprover } from '../../src/core/approval';
 import { AuditLog } from '../../src/core/audit';
@@ -44,21 +44,10 @@ function stubExecutor(): Executor {
 }
 
 function minimalServer(): McpServer {
-  const s = new McpServer({ name: 'minimal-shell', version: '1.0.0' });
-  s.registerTool(
-    'shell_execute',
-    {
-      description: 'Runs argv.',
-      inputSchema: { command: z.array(z.string()).min(1) },
-      outputSchema: { outcome: z.string(), exitCode: z.number().nullable(), stdout: z.string(), stderr: z.string() },
-    },
-    async () => {
-      const r = await stubExecutor().run({ stages: [{ file: 'echo', args: ['hello'] }], cwd: '/', env: {}, timeoutMs: 1, outputLimitBytes: 1 });
-      const structuredContent = { outcome: 'ok', exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
-      return { content: [{ type: 'text', text: structuredContent.stdout }], structuredContent };
-    },
-  );
-  return s;
+  return minimalShellServer(async () => {
+    const r = await stubExecutor().run({ stages: [{ file: 'echo', args: ['hello'] }], cwd: '/', env: {}, timeoutMs: 1, outputLimitBytes: 1 });
+    return { outcome: 'ok', exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+  });
 }
 
 async function connect(server: McpServer): Promise<Client> {

@@ -84,17 +84,18 @@ describeWith('zygote')('a command that clears its own death signal (the fixture 
   });
 });
 
-// An unprivileged server makes its namespaces inside a user namespace: the same guarantees, run as `nobody`.
-describe.runIf(process.getuid?.() === 0)('process containment of an unprivileged server (nobody, user namespaces)', () => {
+// An unprivileged server makes its namespaces inside a user namespace: the same guarantees. Run as `nobody` when
+// the tests run as root, else as the (already unprivileged) user running them.
+const unprivileged = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+describeWith('zygote')('process containment of an unprivileged server (user namespaces)', () => {
   it('runs commands as that user and stops every process of a running call from outliving a SIGKILL of the server', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-contain-nobody-'));
     try {
       fs.chmodSync(home, 0o777);
-      const nobody = { uid: 65534, gid: 65534 };
-      const victim = await startServer(['--cwd', home, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE, '--allow', 'touch'], { HOME: home }, { user: nobody });
+      const victim = await startServer(['--cwd', home, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE, '--allow', 'touch'], { HOME: home }, unprivileged ? { user: unprivileged } : {});
       const c = await httpClient(victim.url);
       expect(structured(await run(c, ['touch', 'made'])).outcome).toBe('ok');
-      expect(fs.statSync(path.join(home, 'made')).uid).toBe(65534);
+      expect(fs.statSync(path.join(home, 'made')).uid).toBe(unprivileged?.uid ?? process.getuid?.());
       expect(await survivorsOfServerKill(victim, c, ESCAPE)).toEqual([]);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });

@@ -104,9 +104,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
 
   const env = { ...spec.env, [RUN_MARKER_NAME]: runId };
   let stdinPumped = false;
-  /** Stages that are PID 1 of their own namespace (the zygote's): no default action for signals from outside. */
-  let inits: number[] = [];
-  /** Of those, the ones kill.ts ended with SIGKILL in place of SIGTERM's default action. */
+  /** Of the zygote's stages, the ones kill.ts ended with SIGKILL in place of SIGTERM's default action. */
   const termEmulated = new Set<number>();
   const closeHeld = (): void => {
     // Once the pump owns the input descriptor it closes it itself (autoClose).
@@ -115,8 +113,17 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     workdir.release();
   };
   // Every stage through the containment zygote (one fork each, in a new PID namespace), or each spawned by Node.
+  // Stages that disagree are refused, never started the weaker way.
+  const zygotes = new Set(spec.stages.map((s) => s.zygote));
   const zygote = spec.stages[0]!.zygote;
-  const launched = zygote !== undefined && spec.stages.every((s) => s.zygote === zygote) ? launchThroughZygote(zygote) : launchByNode();
+  const launched =
+    zygotes.size > 1 ? refuse('the stages of one call disagree on how they are contained') : zygote !== undefined ? launchThroughZygote(zygote) : launchByNode();
+
+  function refuse(why: string): Promise<void> {
+    spawnError = why;
+    closeHeld();
+    return Promise.resolve();
+  }
 
   function launchByNode(): Promise<void> {
     try {
@@ -152,8 +159,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   /**
    * The zygote makes the pipes between the stages itself and opens the working directory and an output file
    * again, accepting them only as the very objects this process holds open (device and inode), which stay open
-   * until it answered. Its stages are PID 1 of their
-   * namespaces: kill.ts gives them the SIGTERM they would have died of (`inits`).
+   * until it answered. Its stages are PID 1 of their namespaces: kill.ts gives them the SIGTERM they would have
+   * died of (`inits`).
    */
   async function launchThroughZygote(perl: string): Promise<void> {
     try {
@@ -176,7 +183,6 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
         stages.push(stage);
         wire(stage, i === 0, i === children.length - 1);
       });
-      inits = children.map((c) => c.pid);
     } catch (e) {
       spawnError ??= describeSpawnError(e as Error, spec.cwd);
     } finally {
@@ -279,6 +285,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     await launched; // a stop requested meanwhile is acted on once there are processes to stop
     await attention; // all stages exited, a stop was requested, or a stage failed to spawn
     const pgids = stages.map((s) => s.pid).filter((p): p is number => p !== undefined);
+    // The zygote's stages are PID 1 of their namespaces: no default action for a signal sent from outside.
+    const inits = zygote !== undefined ? pgids : [];
     const killing = stopReason !== undefined || spawnError !== undefined;
     phase = 'finishing';
     clearTimeout(timer);

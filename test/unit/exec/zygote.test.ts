@@ -14,6 +14,8 @@ import { sh, sleep, stage, survivors, tagged } from './helpers';
 // What is particular to the containment zygote (src/core/exec/zygote); the executor's suites also run through it
 // (*.zygote.test.ts). Real Perl processes, real namespaces.
 const ex = createExecutor({ concurrency: 4, killGraceMs: 200 });
+/** Who an unprivileged server is here: `nobody` when the tests run as root, else the user running them. */
+const unprivileged = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 afterAll(() => ex.shutdown());
 
 describe('containment zygote', () => {
@@ -50,6 +52,14 @@ describe('containment zygote', () => {
     expect(r.error).toMatch(/NUL byte/);
   });
 
+  it('refuses a pipeline whose stages disagree on their containment, instead of starting it uncontained', async () => {
+    const { tag, spec } = tagged([stage('echo', 'x'), { file: 'cat', args: [] }]);
+    const r = await ex.run(spec);
+    expect(r.outcome).toBe('error');
+    expect(r.error).toMatch(/disagree on how they are contained/);
+    expect(survivors(tag)).toEqual([]);
+  });
+
   it('hands a stage no descriptor but its stdin, stdout and stderr (no other call\'s pipes, not the zygote\'s channel)', async () => {
     const r = await ex.run(tagged([stage('ls', '-1', '/proc/self/fd')]).spec);
     expect(r.stdout.trim().split('\n')).toEqual(['0', '1', '2', '3']); // 3: the directory ls itself is reading
@@ -66,16 +76,17 @@ describe('containment zygote', () => {
 
   // As root the zygote makes namespaces as is; an unprivileged server gets them inside a user namespace that maps
   // only its own uid and gid, from where it cannot read the server's /proc/<pid>/fd: it opens the checked folder
-  // by its path and accepts it only as the object the server holds (device:inode). Run it as `nobody` here.
-  it.skipIf(process.getuid?.() !== 0)('as an unprivileged user, runs commands in a user namespace as that same user, in the checked folder, and refuses a folder that is not the checked one', () => {
+  // by its path and accepts it only as the object the server holds (device:inode). Run as `nobody` when the
+  // tests run as root, else as the (already unprivileged) user running them.
+  it('as an unprivileged user, runs commands in a user namespace as that same user, in the checked folder, and refuses a folder that is not the checked one', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-zygote-userns-'));
     try {
       fs.chmodSync(dir, 0o777);
       const st = fs.statSync(dir, { bigint: true });
       const trial = (id: string) =>
-        spawnSync('/usr/bin/perl', ['-e', ZYGOTE_SCRIPT, '--', '--trial', dir, id, '/bin/sh', '-c', `touch made; pwd > where; ${TRIAL_COMMAND[2]}`], { uid: 65534, gid: 65534, timeout: 10_000 });
+        spawnSync('/usr/bin/perl', ['-e', ZYGOTE_SCRIPT, '--', '--trial', dir, id, '/bin/sh', '-c', `touch made; pwd > where; ${TRIAL_COMMAND[2]}`], { ...unprivileged, timeout: 10_000 });
       expect(trial(`${st.dev}:${st.ino}`).status).toBe(3); // PID 1 of a new namespace
-      expect(fs.statSync(path.join(dir, 'made')).uid).toBe(65534);
+      expect(fs.statSync(path.join(dir, 'made')).uid).toBe(unprivileged.uid);
       expect(fs.readFileSync(path.join(dir, 'where'), 'utf8').trim()).toBe(dir);
       fs.rmSync(path.join(dir, 'where'));
       const refused = trial(`${st.dev}:${st.ino + 1n}`);

@@ -58,7 +58,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   };
   try {
-    await run('minimal', () => minimal(quick ? 40 : 200, quick ? 3 : 15, quick ? 8 : 25));
+    await run('minimal', () => minimal(quick ? 40 : 300, quick ? 3 : 15, quick ? 8 : 25, quick ? 240 : 1200));
     const lat = await run('latency', () => latency(n));
     await run('throughput', () => throughput(quick ? 80 : 200));
     await run('large output', () => largeOutput());

@@ -111,6 +111,10 @@ const serverMemKb = (pid: number): number => rssKb(pid) + descendantsOf([pid]).r
 /** CPU of a server and of the helper processes it keeps (not of the commands: those are reaped children). */
 const serverCpuMs = (pid: number): number => cpuMs(pid) + descendantsOf([pid]).reduce((sum, p) => sum + cpuMs(p), 0);
 
+/** The window of early calls whose CPU is shown beside the warmed-up figure (the first call opens the zygote). */
+const EARLY_FROM = 31;
+const EARLY_ROUNDS = 200;
+
 const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
 const launcherName = (): string => {
   const prefix = execLauncherPrefix();
@@ -125,7 +129,7 @@ const verdict = (x: number, target: number, unit = 'x') => `${x <= target ? 'MET
  * no policy), both measured in the same run, interleaved, over Streamable HTTP and stdio. Everything Guarded
  * Shell does per call still runs here (allowlist, argument rules, path checks, approval check, audit, limits).
  */
-export async function minimal(calls: number, startRounds: number, sessionRounds: number): Promise<SectionResult> {
+export async function minimal(calls: number, startRounds: number, sessionRounds: number, warmRounds: number): Promise<SectionResult> {
   if (!fs.existsSync(MINIMAL)) throw new Error(`${MINIMAL} is missing: run the bench through bench/run.mjs (npm run bench), which bundles it`);
   const loadStart = load();
 
@@ -180,10 +184,19 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
   try {
     const pids = { gHttp: gHttp.proc.pid!, mHttp: mHttp.proc.pid!, gStdio: gStdio.transport.pid!, mStdio: mStdio.transport.pid!, cHttp: cHttp.proc.pid!, cStdio: cStdio.transport.pid! };
     const subjects = [gHttpC.client, mHttpC.client, gStdio.client, mStdio.client, cHttpC.client, cStdio.client].map((c) => () => echoHello(c));
-    await interleaved(Math.min(30, calls), subjects);
-    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, serverCpuMs(p)]));
-    const [gH, mH, gS, mS, cH, cS] = await interleaved(calls, subjects);
-    const cpuPerCall = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (serverCpuMs(p) - cpu0[k]!) / calls])) as Record<keyof typeof pids, number>;
+    // CPU per call in two windows: the first calls after start (V8 still compiles the hot path, which is larger
+    // for Guarded Shell: its guard and tools), and after WARM rounds, when both servers run compiled code. The
+    // targets are judged on the second; latency is measured there too.
+    const cpuOver = async (rounds: number) => {
+      const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, serverCpuMs(p)]));
+      const times = await interleaved(rounds, subjects);
+      return { times, cpu: Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (serverCpuMs(p) - cpu0[k]!) / rounds])) as Record<keyof typeof pids, number> };
+    };
+    await interleaved(EARLY_FROM - 1, subjects);
+    const { cpu: cpuEarly } = await cpuOver(EARLY_ROUNDS);
+    await interleaved(Math.max(0, warmRounds - EARLY_FROM + 1 - EARLY_ROUNDS), subjects);
+    const { times, cpu: cpuPerCall } = await cpuOver(calls);
+    const [gH, mH, gS, mS, cH, cS] = times;
 
     // `listTools()` also compiles one JSON-Schema validator per output schema in the SDK client (its own CPU,
     // growing with the number of tools); `raw` asks for the same list without that, to show the server's part.
@@ -246,8 +259,14 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       ...(['HTTP', 'stdio'] as const).map((t): Row => {
         const g = t === 'HTTP' ? cpuPerCall.gHttp : cpuPerCall.gStdio;
         const m = t === 'HTTP' ? cpuPerCall.mHttp : cpuPerCall.mStdio;
-        return { measurement: `${t}: server CPU per call`, result: ms(g), baseline: ms(m), ratio: `${g - m >= 0 ? '+' : ''}${(g - m).toFixed(2)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
+        return { measurement: `${t}: server CPU per call (after ${warmRounds} calls)`, result: ms(g), baseline: ms(m), ratio: `${signed(g - m)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
       }),
+      {
+        measurement: `HTTP / stdio: server CPU per call over calls ${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1} after start (V8 still compiling)`,
+        result: `${ms(cpuEarly.gHttp)} / ${ms(cpuEarly.gStdio)}`,
+        baseline: `${ms(cpuEarly.mHttp)} / ${ms(cpuEarly.mStdio)}`,
+        ratio: `${signed(cpuEarly.gHttp - cpuEarly.mHttp)} / ${signed(cpuEarly.gStdio - cpuEarly.mStdio)} ms`,
+      },
       { measurement: `HTTP: p50 against the minimal server + an exec containment launcher (${launcherName()})`, result: ms(p.gH), baseline: ms(p.cH), ratio: `${(p.gH / p.cH).toFixed(2)}x ${spread(gH!, cH!)}` },
       { measurement: `stdio: p50 against the minimal server + an exec containment launcher (${launcherName()})`, result: ms(p.gS), baseline: ms(p.cS), ratio: `${(p.gS / p.cS).toFixed(2)}x ${spread(gS!, cS!)}` },
       { measurement: 'HTTP / stdio: server CPU per call, minimal + exec containment launcher', result: `${ms(cpuPerCall.gHttp)} / ${ms(cpuPerCall.gStdio)}`, baseline: `${ms(cpuPerCall.cHttp)} / ${ms(cpuPerCall.cStdio)}`, ratio: `${signed(cpuPerCall.gHttp - cpuPerCall.cHttp)} / ${signed(cpuPerCall.gStdio - cpuPerCall.cStdio)} ms` },
@@ -269,7 +288,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       rows,
       data: {
         helpersKb,
-        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
+        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, cpuPerCallEarlyMs: cpuEarly, warmRounds, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
         startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
         sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
       },
@@ -277,7 +296,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
         'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled like the shipped CLI bundle (minified, the same trims of scripts/bundle/plugins.mjs). It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
         `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command in a new PID namespace so that nothing of a call outlives it or the server (containment ${JSON.stringify(probeContainment().kind)}${probeContainment().zygote ? ' through the containment zygote: a Perl process per server forks each stage into its namespace, no exec per command (src/core/exec/zygote)' : ''}). The "+ an exec containment launcher" rows compare with the minimal server starting its commands through ${launcherName()} (what every Guarded Shell command paid before the zygote): a minimal server with the same guarantee, the usual way. Server CPU and idle RSS include the zygote's two processes (CPU: theirs too; memory: their PSS).`,
         'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group and containment launcher, the audit record (its redaction and writing are skipped when no sink listens, as with --quiet and no log file) and the structured result. Nothing in the security path is skipped for speed (the same pipeline runs as in production); `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
-        `Order rotated every round. ${calls} echo rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP, after one warm-up round (the page cache, and Guarded Shell's code cache in ~/.cache/guarded-shell, src/cli/start.ts; the minimal server has none, as a plain Node MCP server); sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process and its helper processes (the zygote) over the loop (/proc, 10 ms ticks) / calls. Idle RSS is read ${IDLE_MS / 1000} s after the last call, when V8's memory reducer (which waits for seconds without allocation) has shrunk both servers' heaps; 1.5 s after the loop it still holds the loop's garbage, by an amount that depends on where each server's last GC fell. Load average at start ${loadStart}, at end ${loadEnd}.`,
+        `Order rotated every round. ${calls} echo rounds after ${warmRounds} warm-up rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); p50 and the CPU per call that the target is judged on come from those rounds, when V8 has compiled both servers' hot paths; the CPU per call of rounds ${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1} is shown beside them (Guarded Shell has more code to compile: the guard, the tools; the one-time cost spreads over a session's first few hundred calls); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP, after one warm-up round (the page cache, and Guarded Shell's code cache in ~/.cache/guarded-shell, src/cli/start.ts; the minimal server has none, as a plain Node MCP server); sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process and its helper processes (the zygote) over the loop (/proc, 10 ms ticks) / calls. Idle RSS is read ${IDLE_MS / 1000} s after the last call, when V8's memory reducer (which waits for seconds without allocation) has shrunk both servers' heaps; 1.5 s after the loop it still holds the loop's garbage, by an amount that depends on where each server's last GC fell. Load average at start ${loadStart}, at end ${loadEnd}.`,
       ],
     };
   } finally {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bareGuard, type PathGuard } from '../paths/guard';
-import { procFdWorks } from '../paths/fdpath';
+import { O_PATH, procFdWorks } from '../paths/fdpath';
 import { openForRead, openForWrite } from '../paths/open';
 import { walk } from '../paths/walk';
 
@@ -49,7 +49,7 @@ function prefixed(role: string, file: string, open: () => number): number {
  */
 export const WORKDIR_FD = 4;
 
-const O_PATH_DIR = (procFdWorks() ? 0o10000000 : fs.constants.O_RDONLY) | (fs.constants.O_DIRECTORY ?? 0);
+const O_PATH_DIR = (procFdWorks() ? O_PATH : fs.constants.O_RDONLY) | (fs.constants.O_DIRECTORY ?? 0);
 
 /**
  * The working directory, held by descriptor from the root to the spawn: the child starts in exactly the folder

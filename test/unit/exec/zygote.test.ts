@@ -6,8 +6,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
-import { TRIAL_COMMAND, zygoteForTests } from '../../../src/core/exec/zygote/client';
-import ZYGOTE_SCRIPT from '../../../src/core/exec/zygote/zygote.pl';
+import { TRIAL_COMMAND, zygoteArgv, zygoteForTests } from '../../../src/core/exec/zygote/client';
 import './zygoteMode';
 import { sh, sleep, stage, survivors, tagged } from './helpers';
 
@@ -60,6 +59,64 @@ describe('containment zygote', () => {
     expect(survivors(tag)).toEqual([]);
   });
 
+  it('gives a command its end of input at once, and closes its own copies of every call\'s pipes soon after each call', async () => {
+    const fds = () => fs.readdirSync(`/proc/${zygoteForTests().pid}/fd`).length;
+    await ex.run(tagged([stage('echo', 'warm')]).spec);
+    await sleep(200);
+    const idle = fds();
+    // The copy of the input pipe's write end is closed at once: `cat` sees the end of its input, no delay.
+    const t0 = performance.now();
+    const cat = await ex.run({ ...tagged([{ file: 'cat', args: [] }]).spec, stdin: 'typed\n' });
+    expect(cat.stdout).toBe('typed\n');
+    expect(performance.now() - t0).toBeLessThan(1000);
+    // The others ride on the next request or follow alone a moment later: nothing is left held.
+    for (let i = 0; i < 5; i++) await ex.run(tagged([stage('echo', String(i))]).spec);
+    await sleep(300);
+    expect(fds()).toBe(idle);
+  });
+
+  it('runs on perl alone, without loading a module (a fork copies and faults on every page of its heap)', () => {
+    const status = fs.readFileSync(`/proc/${zygoteForTests().pid}/status`, 'utf8');
+    const anonKb = Number(/^RssAnon:\s+(\d+) kB/m.exec(status)?.[1]);
+    // ~0.8 MB here; POSIX alone would add 2 MB. Loose enough for another perl build, tight enough for a module.
+    expect(anonKb).toBeLessThan(1800);
+  });
+
+  it('is given this machine\'s open() flags, which are perl\'s own (Fcntl) for them', () => {
+    const args = zygoteArgv('/usr/bin/perl');
+    const flags = args.find((a) => a.startsWith('--flags='))!.slice(8).split(',').map(Number);
+    const perl = spawnSync('/usr/bin/perl', ['-MFcntl', '-e', 'print join(",", 010000000, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_APPEND, O_WRONLY)'], { encoding: 'utf8' });
+    expect(flags).toEqual(perl.stdout.split(',').map(Number));
+  });
+
+  // The system call numbers are a table per ABI in the script: checked here against the kernel's own headers for
+  // the ABIs whose headers this machine has (linux-libc-dev); the others come from the kernel's syscall.tbl.
+  const HEADERS: Record<string, string> = {
+    '2:62': '/usr/include/x86_64-linux-gnu/asm/unistd_64.h',
+    '1:3': '/usr/include/x86_64-linux-gnu/asm/unistd_32.h',
+    '2:183': '/usr/include/asm-generic/unistd.h',
+  };
+  const available = Object.entries(HEADERS).filter(([, file]) => fs.existsSync(file));
+  it.skipIf(available.length === 0)('uses the kernel\'s system call numbers for each ABI it knows (checked against the headers here)', () => {
+    const script = fs.readFileSync(path.join(__dirname, '../../../src/core/exec/zygote/zygote.pl'), 'utf8');
+    const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close'];
+    for (const [abi, file] of available) {
+      const row = new RegExp(`'${abi}' => \\[([\\d, ]+)\\]`).exec(script);
+      expect(row, abi).not.toBeNull();
+      const header = fs.readFileSync(file, 'utf8');
+      const nr = (name: string) => Number(new RegExp(`#define __NR_${name}\\s+(\\d+)`).exec(header)?.[1]);
+      expect(row![1]!.split(',').map(Number), `${abi} (${file})`).toEqual(NAMES.map(nr));
+      expect(nr('close_range')).toBe(436);
+    }
+  });
+
+  it('refuses to start without its open() flags, saying what is missing', () => {
+    const [perl, ...args] = zygoteArgv('/usr/bin/perl', ['/', '-', ...TRIAL_COMMAND]);
+    const r = spawnSync(perl!, args.filter((a) => !a.startsWith('--flags=')), { encoding: 'utf8', timeout: 10_000 });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL no open\(\) flags given/);
+  });
+
   it('hands a stage no descriptor but its stdin, stdout and stderr (no other call\'s pipes, not the zygote\'s channel)', async () => {
     const r = await ex.run(tagged([stage('ls', '-1', '/proc/self/fd')]).spec);
     expect(r.stdout.trim().split('\n')).toEqual(['0', '1', '2', '3']); // 3: the directory ls itself is reading
@@ -84,7 +141,7 @@ describe('containment zygote', () => {
       fs.chmodSync(dir, 0o777);
       const st = fs.statSync(dir, { bigint: true });
       const trial = (id: string) =>
-        spawnSync('/usr/bin/perl', ['-e', ZYGOTE_SCRIPT, '--', '--trial', dir, id, '/bin/sh', '-c', `touch made; pwd > where; ${TRIAL_COMMAND[2]}`], { ...unprivileged, timeout: 10_000 });
+        spawnSync('/usr/bin/perl', zygoteArgv('/usr/bin/perl', [dir, id, '/bin/sh', '-c', `touch made; pwd > where; ${TRIAL_COMMAND[2]}`]).slice(1), { ...unprivileged, timeout: 10_000 });
       expect(trial(`${st.dev}:${st.ino}`).status).toBe(3); // PID 1 of a new namespace
       expect(fs.statSync(path.join(dir, 'made')).uid).toBe(unprivileged.uid);
       expect(fs.readFileSync(path.join(dir, 'where'), 'utf8').trim()).toBe(dir);

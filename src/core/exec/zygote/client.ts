@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
+import { O_PATH } from '../../paths/fdpath';
 import ZYGOTE_SCRIPT from './zygote.pl';
 
 /**
@@ -46,6 +47,9 @@ function identity(fd: number): string {
   const st = fs.fstatSync(fd, { bigint: true });
   return `${st.dev}:${st.ino}`;
 }
+
+/** How long the zygote may keep its copies of a finished hand-over's pipe ends when no request follows. */
+const ACK_DELAY_MS = 50;
 
 const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, n]) => [n, name]));
 
@@ -130,9 +134,19 @@ export function findPerl(): string | undefined {
   return undefined;
 }
 
-/** argv of the zygote; `--trial DIR ID CMD…` runs one command as every call would and exits with its status. */
-function zygoteArgv(perl: string, trial?: readonly string[]): string[] {
-  return [perl, '-e', ZYGOTE_SCRIPT, '--', ...(trial ? ['--trial', '/', '-', ...trial] : [])];
+/**
+ * The open() flags the zygote uses, this machine's numbers (they differ between architectures; Perl's own come
+ * from a module that would cost the zygote 300 KB of heap): O_PATH, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK,
+ * O_APPEND, O_WRONLY.
+ */
+const OPEN_FLAGS = `--flags=${[O_PATH, fs.constants.O_DIRECTORY, fs.constants.O_NOFOLLOW, fs.constants.O_NONBLOCK, fs.constants.O_APPEND, fs.constants.O_WRONLY].join(',')}`;
+
+/**
+ * argv of the zygote; with `trial` (DIR ID CMD…: the working directory, its device:inode or '-', the command)
+ * it runs that one command as every call would and exits with its exit status (125: it did not start).
+ */
+export function zygoteArgv(perl: string, trial?: readonly string[]): string[] {
+  return [perl, '-e', ZYGOTE_SCRIPT, '--', OPEN_FLAGS, ...(trial ? ['--trial', ...trial] : [])];
 }
 
 /** A command that exits 3 only when it runs as PID 1 of a new PID namespace. */
@@ -140,7 +154,7 @@ export const TRIAL_COMMAND = ['/bin/sh', '-c', 'exit $(($$ + 2))'];
 const MINIMAL_ENV = { PATH: '/usr/bin:/bin' };
 
 export function zygoteTrialSync(perl: string, timeoutMs = 5000): boolean {
-  const [file, ...args] = zygoteArgv(perl, TRIAL_COMMAND);
+  const [file, ...args] = zygoteArgv(perl, ['/', '-', ...TRIAL_COMMAND]);
   return spawnSync(file!, args, { stdio: 'ignore', env: MINIMAL_ENV, timeout: timeoutMs, killSignal: 'SIGKILL' }).status === 3;
 }
 
@@ -186,6 +200,9 @@ class Zygote {
   private readonly pending = new Map<string, Pending>();
   private readonly live = new Map<string, { children: ZygoteChild[]; files: string[]; left: number }>();
   private nextId = 1;
+  /** Calls whose pipe ends this process has opened: the zygote may close its copies (see `acknowledge`). */
+  private acks: string[] = [];
+  private ackTimer: NodeJS.Timeout | undefined;
   private buffer = '';
   private stderr = '';
   private gone: Error | undefined;
@@ -275,9 +292,31 @@ class Zygote {
     });
   }
 
+  /** Writes one request, after the acknowledgements still owed (one write, one wake-up of the zygote). */
   private send(fields: readonly string[]): void {
-    const payload = Buffer.from(fields.join('\0'), 'utf8');
-    this.proc.stdin!.write(Buffer.concat([Buffer.from(`${payload.length}\n`), payload]));
+    const frames = [...(this.acks.length ? [this.takeAcks()] : []), fields].map((f) => {
+      const payload = Buffer.from(f.join('\0'), 'utf8');
+      return [Buffer.from(`${payload.length}\n`), payload];
+    });
+    this.proc.stdin!.write(Buffer.concat(frames.flat()));
+  }
+
+  private takeAcks(): string[] {
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    return ['A', ...this.acks.splice(0)];
+  }
+
+  /**
+   * Tells the zygote it may close its copies of a call's server-side pipe ends. Owed acknowledgements ride on
+   * the next request, or go alone after ACK_DELAY_MS: one wake-up of the zygote less per call. Except for a
+   * call that is given input: the zygote's copy of the input pipe's write end would keep the command from ever
+   * seeing its end of input, so that one goes at once.
+   */
+  private acknowledge(id: string, now: boolean): void {
+    this.acks.push(id);
+    if (now) this.send(this.takeAcks());
+    else this.ackTimer ??= setTimeout(() => this.acks.length && this.send(this.takeAcks()), ACK_DELAY_MS).unref();
   }
 
   private onLine(line: string): void {
@@ -324,12 +363,12 @@ class Zygote {
     } catch (e) {
       for (const s of opened) s.destroy();
       for (const pid of stagePids) signalGroup(pid);
-      this.send(['A', id]);
+      this.acknowledge(id, true);
       this.holdLoop();
       p.reject(new Error(`cannot take the command's pipes from the containment process: ${(e as Error).message}`));
       return;
     }
-    this.send(['A', id]);
+    this.acknowledge(id, p.call.stdin === 'pipe');
     this.live.set(id, { children, files: p.call.stages.map((s) => s.file), left: children.length });
     this.holdLoop();
     p.resolve(children);

@@ -21,61 +21,84 @@
 #   S <id> <pid,...> <in> <out> <err,...>
 #                             started: each stage's pid (its process group) on the host, and the zygote's
 #                             descriptors of the server-side pipe ends ('-' for none); the server opens them
-#                             through /proc/<zygote>/fd/N, then sends "A <id>" and the zygote closes its copies
+#                             through /proc/<zygote>/fd/N, then sends "A <id>..." (with its next request, or
+#                             alone after a moment) and the zygote closes its copies
 #   F <id> <why>              nothing of the call was started
 #   X <id> <stage> <wait status> [<step> <errno name>]
 #                             a stage ended (wait status as Perl's $?); the step that failed before exec, if any
+# It runs on every fork, so it is kept small: only perl itself (no module: POSIX alone would add 2 MB of
+# heap, every page of which a fork copies the page table entry for and the zygote then faults on); the system
+# calls Perl has no word for go through syscall() with the numbers of this perl's ABI, and the open() flags
+# come from the server (its Node has them for this machine): --flags O_PATH,O_DIRECTORY,O_NOFOLLOW,O_NONBLOCK,
+# O_APPEND,O_WRONLY.
 use strict;
-use warnings;
-use Config;
-use POSIX ();
-use Fcntl qw(O_WRONLY O_APPEND O_DIRECTORY O_NOFOLLOW F_GETFL F_SETFL O_NONBLOCK);
 
 $0 = 'guarded-shell-zygote';
 my $CLONE_NEWPID = 0x20000000;
 my $CLONE_NEWUSER = 0x10000000;
-my $O_PATH = 010000000;
 my ($PR_SET_PDEATHSIG, $PR_SET_DUMPABLE) = (1, 4);
+my ($F_GETFL, $F_SETFL, $WNOHANG, $ENOENT, $SIG_SETMASK) = (3, 4, 1, 2, 2); # the same on every ABI below
 
-# System call numbers (unshare, prctl, setns) of the ABI this perl was built for; an unknown one refuses to start.
+# System call numbers of the ABI this perl was built for, told by its own ELF header (class: 1 = 32-bit,
+# 2 = 64-bit; machine): unshare, prctl, setns, exit_group, setsid, dup3, rt_sigprocmask, close. close_range
+# is 436 everywhere. An ABI not listed (x32, mips, ...) refuses to start: the exec launchers are used instead.
 my %SYSCALLS = (
-  x86_64 => [272, 157, 308], aarch64 => [97, 167, 268], riscv64 => [97, 167, 268], loongarch64 => [97, 167, 268],
-  i386 => [310, 172, 346], i486 => [310, 172, 346], i586 => [310, 172, 346], i686 => [310, 172, 346],
-  arm => [337, 172, 375], powerpc64le => [282, 171, 350], powerpc64 => [282, 171, 350], s390x => [303, 172, 339],
+  '2:62' => [272, 157, 308, 231, 112, 292, 14, 3],  # x86_64
+  '1:3' => [310, 172, 346, 252, 66, 330, 175, 6],   # i386
+  '2:183' => [97, 167, 268, 94, 157, 24, 135, 57],  # aarch64 (the generic table)
+  '2:243' => [97, 167, 268, 94, 157, 24, 135, 57],  # riscv64
+  '2:258' => [97, 167, 268, 94, 157, 24, 135, 57],  # loongarch64
+  '1:40' => [337, 172, 375, 248, 66, 358, 175, 6],  # arm (EABI)
+  '2:21' => [282, 171, 350, 234, 66, 316, 174, 6],  # ppc64, either endianness
+  '2:22' => [303, 172, 339, 248, 66, 326, 175, 6],  # s390x
 );
-my ($arch) = split /-/, $Config{archname};
-$arch = 'arm' if $arch =~ /^arm/;
-my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS) = @{ $SYSCALLS{$arch} || [] };
+my $SYS_CLOSE_RANGE = 436;
+my ($flags, @rest) = @ARGV;
+# As numbers: `|` of two strings would OR their characters.
+my ($O_PATH, $O_DIRECTORY, $O_NOFOLLOW, $O_NONBLOCK, $O_APPEND, $O_WRONLY) = map { $_ + 0 } ($flags // '') =~ /^--flags=(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)$/;
+@ARGV = @rest;
+my $abi = '';
+{
+  my ($exe, $h);
+  if (open($exe, '<', '/proc/self/exe') && (sysread($exe, $h, 20) // 0) == 20 && substr($h, 0, 4) eq "\x7fELF") {
+    my ($class, $data) = unpack('x4 C C', $h);
+    $abi = "$class:" . unpack($data == 1 ? 'v' : 'n', substr($h, 18, 2)); # e_machine, in the file's byte order
+  }
+}
+my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS, $SYS_EXIT_GROUP, $SYS_SETSID, $SYS_DUP3, $SYS_SIGPROCMASK, $SYS_CLOSE) = @{ $SYSCALLS{$abi} || [] };
+
+# Ends this process at once: no destructors, no buffers flushed (a forked stage must not run the zygote's).
+sub _exit { syscall($SYS_EXIT_GROUP, $_[0] + 0) if defined $SYS_EXIT_GROUP; CORE::exit($_[0]) }
+sub out { syswrite(STDOUT, $_[0]) }
+sub fatal { out("FAIL $_[0]\n"); _exit(1) }
+sub nonblocking { my ($fh) = @_; fcntl($fh, $F_SETFL, (fcntl($fh, $F_GETFL, 0) + 0) | $O_NONBLOCK) }
+sub die_with_parent { syscall($SYS_PRCTL, $PR_SET_PDEATHSIG, 9, 0, 0, 0) == 0 }
 
 my $trial = @ARGV && $ARGV[0] eq '--trial';
 shift @ARGV if $trial;
 my $uid = $<;
 my ($gid) = split ' ', $(;
 
-sub out { syswrite(STDOUT, $_[0]) }
-sub fatal { out("FAIL $_[0]\n"); POSIX::_exit(1) }
-sub nonblocking { my ($fh) = @_; fcntl($fh, F_SETFL, fcntl($fh, F_GETFL, 0) | O_NONBLOCK) }
-sub die_with_parent { syscall($SYS_PRCTL, $PR_SET_PDEATHSIG, 9, 0, 0, 0) == 0 }
-
-fatal("no known system call numbers for $arch") unless defined $SYS_UNSHARE;
+fatal("no open() flags given (--flags=O_PATH,O_DIRECTORY,O_NOFOLLOW,O_NONBLOCK,O_APPEND,O_WRONLY)") unless defined $O_WRONLY;
+fatal("no known system call numbers for this perl (ELF class:machine '$abi')") unless defined $SYS_UNSHARE;
 my $server = getppid();
 fatal("prctl(PR_SET_PDEATHSIG): $!") unless die_with_parent();
-POSIX::_exit(0) if getppid() != $server; # the server died before we could follow it
+_exit(0) if getppid() != $server; # the server died before we could follow it
 
 # Descriptors a process above the server left open without close-on-exec must reach neither us nor a stage.
 sub close_inherited {
-  my %keep = map { $_ => 1 } 0, 1, 2, @_;
+  my %keep = map { $_ => 1 } 0, 1, 2;
   opendir(my $dh, '/proc/self/fd') or return;
   my @fds = grep { /^\d+$/ && !$keep{$_} } readdir($dh);
   my $own = fileno($dh);
   closedir($dh);
-  POSIX::close($_) for grep { $_ != $own } @fds;
+  syscall($SYS_CLOSE, $_ + 0) for grep { $_ != $own } @fds;
 }
 close_inherited();
 
 sub write_file {
   my ($file, $text) = @_;
-  open(my $fh, '>', $file) or return $!{ENOENT} && $file =~ /setgroups$/; # kernels before 3.19 lack it
+  open(my $fh, '>', $file) or return $! == $ENOENT && $file =~ /setgroups$/; # kernels before 3.19 lack it
   my $ok = syswrite($fh, $text);
   close($fh);
   return defined $ok;
@@ -105,31 +128,34 @@ if ($zygote) {
   open(STDIN, '<', '/dev/null');
   open(STDOUT, '>', '/dev/null') unless $trial;
   waitpid($zygote, 0);
-  POSIX::_exit($? & 127 ? 126 : $? >> 8);
+  _exit($? & 127 ? 126 : $? >> 8);
 }
 
 # --- the zygote: PID 1 of Z ---
 close($life_w);
-POSIX::_exit(0) unless die_with_parent();
+_exit(0) unless die_with_parent();
 nonblocking($life_r);
-POSIX::_exit(0) if defined(sysread($life_r, my $byte, 1)); # EOF: Z0 died before PDEATHSIG was set
+_exit(0) if defined(sysread($life_r, my $byte, 1)); # EOF: Z0 died before PDEATHSIG was set
 syscall($SYS_PRCTL, $PR_SET_DUMPABLE, 1, 0, 0, 0); # entering a user namespace made us undumpable: the server
                                                    # opens our pipe ends through /proc/<zygote>/fd
 open(my $own_ns, '<', '/proc/self/ns/pid') or fatal("/proc/self/ns/pid: $!");
 # Our children's pids as the HOST sees them (the server signals those; fork returns the pid inside Z): /proc is
 # the host's, so its list of our children is in host numbers.
 my $HOST_SELF = readlink('/proc/self') or fatal("/proc/self: $!");
+# The list is read again through one descriptor kept open (a seek to 0 makes the kernel render it anew).
 my $CHILDREN = "/proc/$HOST_SELF/task/$HOST_SELF/children";
--r $CHILDREN or fatal("$CHILDREN is missing (a kernel without CONFIG_PROC_CHILDREN)");
-my %host_pid; # pid in Z -> pid on the host, for every child not reaped yet
+open(my $children, '<', $CHILDREN) or fatal("$CHILDREN is missing (a kernel without CONFIG_PROC_CHILDREN): $!");
+my (%host_pid, %on_host); # pid in Z -> pid on the host, and the host pids, of every child not reaped yet
 
 sub new_child_on_host {
-  open(my $fh, '<', $CHILDREN) or return;
-  my %known = map { $_ => 1 } values %host_pid;
-  my @new = grep { !$known{$_} } split ' ', (<$fh> // '');
+  sysseek($children, 0, 0) or return;
+  my $list = '';
+  1 while sysread($children, $list, 4096, length $list);
+  my @new = grep { !$on_host{$_} } split ' ', $list;
   return @new == 1 ? $new[0] : undef;
 }
 
+open(my $DEVNULL, '<', '/dev/null') or fatal("/dev/null: $!"); # the input of a call that is given none
 pipe(my $rep_r, my $rep_w) or fatal("pipe: $!");   # a stage that fails before exec says why (one short line)
 pipe(my $wake_r, my $wake_w) or fatal("pipe: $!"); # SIGCHLD wakes select (self-pipe)
 nonblocking($_) for $rep_r, $wake_r, $wake_w;
@@ -146,25 +172,26 @@ sub errno_name {
 sub exec_stage {
   my ($id, $i, $stage, $env, $in, $out, $err, $dir) = @_;
   my ($file, $argv0, @args) = @$stage;
-  POSIX::setsid();
-  POSIX::dup2(fileno($in), 0);
-  POSIX::dup2(fileno($out), 1);
-  POSIX::dup2(fileno($err), 2);
+  my $fail = sub { syswrite($rep_w, "$id $i $_[0] " . errno_name($_[1]) . "\n"); _exit(127) };
+  syscall($SYS_SETSID) > 0 or $fail->('setsid', $! + 0);
+  # dup3 (dup2 is not on every ABI): our descriptors are all above 2, so never the same number.
+  syscall($SYS_DUP3, fileno($in), 0, 0) == 0 or $fail->('dup', $! + 0);
+  syscall($SYS_DUP3, fileno($out), 1, 0) == 1 or $fail->('dup', $! + 0);
+  syscall($SYS_DUP3, fileno($err), 2, 0) == 2 or $fail->('dup', $! + 0);
   # Every descriptor perl opened is close-on-exec (other calls' pipes included) and the inherited ones were
   # closed at start; close_range(3, ~0, CLOSE_RANGE_CLOEXEC) makes sure of it in one call (Linux 5.9+).
-  syscall(436, 3, 0xFFFFFFFF, 4);
+  syscall($SYS_CLOSE_RANGE, 3, 0xFFFFFFFF, 4);
   # The only dispositions we changed (Node started us with every signal at its default): a handler ends with
   # exec anyway, but an ignored SIGPIPE would be inherited. Resetting all of %SIG here costs more than the exec.
   $SIG{CHLD} = 'DEFAULT';
   $SIG{PIPE} = 'DEFAULT';
-  POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
-  my $fail = sub { syswrite($rep_w, "$id $i $_[0] " . errno_name($_[1]) . "\n"); POSIX::_exit(127) };
+  my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
+  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or $fail->('sigprocmask', $! + 0);
   # The checked working directory, by the descriptor the server held (the same inode, not a name looked up).
   chdir('/proc/self/fd/' . fileno($dir)) or $fail->('chdir', $! + 0);
   %ENV = ();
   for (@$env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
-  { no warnings 'exec'; exec { $file } $argv0, @args; }
-  $fail->('exec', $! + 0);
+  exec { $file } $argv0, @args or $fail->('exec', $! + 0);
 }
 
 my (%stage_of, %errors, %held, %trial_status);
@@ -195,17 +222,17 @@ sub spawn_call {
     push @stages, [$file, $argv0, splice(@f, 0, $n // 0)];
   }
   return fail($id, 'empty pipeline') unless @stages;
-  my ($dir, $why_dir) = open_held($cwd, $O_PATH | O_DIRECTORY, $cwd_id);
+  my ($dir, $why_dir) = open_held($cwd, $O_PATH | $O_DIRECTORY, $cwd_id);
   return fail($id, "cannot use the working directory $cwd: $why_dir") unless $dir;
   my (@held, $in, $in_server, $out, $out_server);
   if ($stdin eq 'pipe') { pipe($in, $in_server) or return fail($id, "pipe: $!"); push @held, $in_server }
-  else { open($in, '<', '/dev/null') or return fail($id, "/dev/null: $!") }
+  else { $in = $DEVNULL }
   if ($stdout eq 'pipe') { pipe($out_server, $out) or return fail($id, "pipe: $!"); push @held, $out_server }
   else {
     # Non-blocking: a FIFO swapped in would otherwise hold us at open(); then blocking writes as usual.
-    (my $file, my $why_out) = open_held($stdout, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | ($append ? O_APPEND : 0), $stdout_id);
+    (my $file, my $why_out) = open_held($stdout, $O_WRONLY | $O_NONBLOCK | $O_NOFOLLOW | ($append ? $O_APPEND : 0), $stdout_id);
     return fail($id, "cannot use the output file $stdout: $why_out") unless $file;
-    fcntl($file, F_SETFL, fcntl($file, F_GETFL, 0) & ~O_NONBLOCK);
+    fcntl($file, $F_SETFL, (fcntl($file, $F_GETFL, 0) + 0) & ~$O_NONBLOCK);
     $out = $file;
   }
   my (@pids, @errs, $why);
@@ -227,13 +254,14 @@ sub spawn_call {
     unless (defined $host) { kill('KILL', $pid); $why = "cannot tell the new process's pid on the host"; last }
     $stage_of{$pid} = [$id, $i];
     $host_pid{$pid} = $host;
+    $on_host{$host} = 1;
     push @pids, $host;
     close($err);
-    close($prev);
+    close($prev) unless $prev == $DEVNULL;
     close($to_next) if $to_next;
     $prev = $next_r;
   }
-  close($prev) if $prev;
+  close($prev) if $prev && $prev != $DEVNULL;
   close($out);
   close($dir);
   if (@pids < @stages) {
@@ -246,16 +274,16 @@ sub spawn_call {
 }
 
 sub drain_reports {
-  1 while sysread($rep_r, $rep_buf, 65536, length $rep_buf);
+  1 while sysread($rep_r, $rep_buf, 4096, length $rep_buf);
   while ($rep_buf =~ s/^(\S+) (\S+) ([^\n]*)\n//) { $errors{"$1 $2"} //= $3 }
 }
 
 sub reap {
-  while ((my $k = waitpid(-1, POSIX::WNOHANG())) > 0) {
+  while ((my $k = waitpid(-1, $WNOHANG)) > 0) {
     my $status = $?;
-    delete $host_pid{$k};
+    delete $on_host{delete $host_pid{$k} // ''};
     my $who = delete $stage_of{$k} or next;
-    drain_reports(); # a failed start wrote its line before it exited
+    drain_reports() if $status == 127 << 8; # a failed start wrote its line before it exited 127
     my $key = "$who->[0] $who->[1]";
     my $err = delete $errors{$key};
     $trial_status{$key} = $status if $trial;
@@ -266,7 +294,7 @@ sub reap {
 sub handle {
   my ($op, $id, @f) = split /\0/, $_[0], -1;
   if ($op eq 'S') { spawn_call($id, @f) }
-  elsif ($op eq 'A') { close($_) for @{ delete $held{$id} || [] } }
+  elsif ($op eq 'A') { close($_) for map { @{ delete $held{$_} || [] } } $id, @f } # A, id...
 }
 
 # --trial DIR ID CMD...: start one command in DIR (ID: its device:inode, or '-') exactly as every call starts,
@@ -275,32 +303,38 @@ sub handle {
 if ($trial) {
   my ($cwd, $cwd_id, $file, @args) = @ARGV;
   spawn_call('trial', $cwd, $cwd_id, 'null', '/dev/null', '-', 0, 0, 1, $file, $file, scalar(@args), @args);
-  POSIX::_exit(125) unless %stage_of; # it did not start (the F line says why)
+  _exit(125) unless %stage_of; # it did not start (the F line says why)
   close($_) for @{ delete $held{trial} || [] };
 } else {
   out("READY $MODE $HOST_SELF\n");
 }
 
-my $in_buf = '';
+# Requests are read into a chunk and appended, and whole frames are taken by position: cutting them off the
+# front of one growing buffer made perl reallocate (and map anew) a larger buffer on every read.
+my ($in_buf, $chunk, $junk) = ('', '', '');
+my $rin = '';
+vec($rin, fileno($wake_r), 1) = 1;
+vec($rin, 0, 1) = 1 unless $trial;
 while (1) {
   if ($trial && exists $trial_status{'trial 0'}) {
     my $raw = $trial_status{'trial 0'};
-    POSIX::_exit($raw & 127 ? 126 : $raw >> 8);
+    _exit($raw & 127 ? 126 : $raw >> 8);
   }
-  my $rin = '';
-  vec($rin, fileno($wake_r), 1) = 1;
-  vec($rin, 0, 1) = 1 unless $trial;
   my $n = select(my $rout = $rin, undef, undef, undef);
   if ($n > 0 && vec($rout, 0, 1)) {
-    my $got = sysread(STDIN, $in_buf, 65536, length $in_buf);
-    POSIX::_exit(0) if defined $got && $got == 0; # the server let go: Z, and every stage in it, ends with us
-    while ($in_buf =~ /^(\d+)\n/ && length($in_buf) >= length($1) + 1 + $1) {
-      my $len = $1;
-      my $payload = substr($in_buf, length($len) + 1, $len);
-      substr($in_buf, 0, length($len) + 1 + $len) = '';
-      handle($payload);
+    my $got = sysread(STDIN, $chunk, 16384);
+    _exit(0) if defined $got && $got == 0; # the server let go: Z, and every stage in it, ends with us
+    $in_buf .= $chunk if $got;
+    my $at = 0;
+    while ((my $nl = index($in_buf, "\n", $at)) > $at) {
+      my $len = substr($in_buf, $at, $nl - $at);
+      fatal("a malformed request (length '$len')") unless $len =~ /^\d+$/;
+      last if length($in_buf) < $nl + 1 + $len;
+      handle(substr($in_buf, $nl + 1, $len));
+      $at = $nl + 1 + $len;
     }
+    $in_buf = $at < length($in_buf) ? substr($in_buf, $at) : '' if $at;
   }
-  1 while sysread($wake_r, my $junk, 4096);
+  1 while sysread($wake_r, $junk, 4096);
   reap();
 }

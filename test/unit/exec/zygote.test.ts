@@ -99,7 +99,7 @@ describe('containment zygote', () => {
   const available = Object.entries(HEADERS).filter(([, file]) => fs.existsSync(file));
   it.skipIf(available.length === 0)('uses the kernel\'s system call numbers for each ABI it knows (checked against the headers here)', () => {
     const script = fs.readFileSync(path.join(__dirname, '../../../src/core/exec/zygote/zygote.pl'), 'utf8');
-    const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close'];
+    const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close', 'execve'];
     for (const [abi, file] of available) {
       const row = new RegExp(`'${abi}' => \\[([\\d, ]+)\\]`).exec(script);
       expect(row, abi).not.toBeNull();
@@ -115,6 +115,24 @@ describe('containment zygote', () => {
     const r = spawnSync(perl!, args.filter((a) => !a.startsWith('--flags=')), { encoding: 'utf8', timeout: 10_000 });
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^FAIL no open\(\) flags given/);
+  });
+
+  it('starts a command by its path with exactly the given environment, and a script without #! through /bin/sh as Node\'s spawn does', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-zygote-exec-'));
+    try {
+      const script = path.join(dir, 'no-shebang');
+      fs.writeFileSync(script, 'echo "from sh: $ONLY"\n', { mode: 0o755 });
+      const { spec } = tagged([{ file: script, args: [] }]);
+      const r = await ex.run({ ...spec, env: { ONLY: 'this', PATH: '/usr/bin:/bin' } });
+      expect(r.stdout).toBe('from sh: this\n');
+      const env = await ex.run({ ...tagged([{ file: '/usr/bin/env', args: [] }]).spec, env: { ONLY: 'this', PATH: '/usr/bin:/bin' } });
+      expect(env.stdout.split('\n').filter((l) => l && !l.startsWith('GUARDED_SHELL_RUN=')).sort()).toEqual(['ONLY=this', 'PATH=/usr/bin:/bin']);
+      const missing = await ex.run(tagged([{ file: path.join(dir, 'missing'), args: [] }]).spec);
+      expect(missing.outcome).toBe('error');
+      expect(missing.error).toMatch(/ENOENT/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('hands a stage no descriptor but its stdin, stdout and stderr (no other call\'s pipes, not the zygote\'s channel)', async () => {

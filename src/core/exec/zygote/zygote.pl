@@ -37,20 +37,20 @@ $0 = 'guarded-shell-zygote';
 my $CLONE_NEWPID = 0x20000000;
 my $CLONE_NEWUSER = 0x10000000;
 my ($PR_SET_PDEATHSIG, $PR_SET_DUMPABLE) = (1, 4);
-my ($F_GETFL, $F_SETFL, $WNOHANG, $ENOENT, $SIG_SETMASK) = (3, 4, 1, 2, 2); # the same on every ABI below
+my ($F_GETFL, $F_SETFL, $WNOHANG, $ENOENT, $ENOEXEC, $SIG_SETMASK) = (3, 4, 1, 2, 8, 2); # the same on every ABI below
 
 # System call numbers of the ABI this perl was built for, told by its own ELF header (class: 1 = 32-bit,
-# 2 = 64-bit; machine): unshare, prctl, setns, exit_group, setsid, dup3, rt_sigprocmask, close. close_range
+# 2 = 64-bit; machine): unshare, prctl, setns, exit_group, setsid, dup3, rt_sigprocmask, close, execve. close_range
 # is 436 everywhere. An ABI not listed (x32, mips, ...) refuses to start: the exec launchers are used instead.
 my %SYSCALLS = (
-  '2:62' => [272, 157, 308, 231, 112, 292, 14, 3],  # x86_64
-  '1:3' => [310, 172, 346, 252, 66, 330, 175, 6],   # i386
-  '2:183' => [97, 167, 268, 94, 157, 24, 135, 57],  # aarch64 (the generic table)
-  '2:243' => [97, 167, 268, 94, 157, 24, 135, 57],  # riscv64
-  '2:258' => [97, 167, 268, 94, 157, 24, 135, 57],  # loongarch64
-  '1:40' => [337, 172, 375, 248, 66, 358, 175, 6],  # arm (EABI)
-  '2:21' => [282, 171, 350, 234, 66, 316, 174, 6],  # ppc64, either endianness
-  '2:22' => [303, 172, 339, 248, 66, 326, 175, 6],  # s390x
+  '2:62' => [272, 157, 308, 231, 112, 292, 14, 3, 59],  # x86_64
+  '1:3' => [310, 172, 346, 252, 66, 330, 175, 6, 11],   # i386
+  '2:183' => [97, 167, 268, 94, 157, 24, 135, 57, 221],  # aarch64 (the generic table)
+  '2:243' => [97, 167, 268, 94, 157, 24, 135, 57, 221],  # riscv64
+  '2:258' => [97, 167, 268, 94, 157, 24, 135, 57, 221],  # loongarch64
+  '1:40' => [337, 172, 375, 248, 66, 358, 175, 6, 11],  # arm (EABI)
+  '2:21' => [282, 171, 350, 234, 66, 316, 174, 6, 11],  # ppc64, either endianness
+  '2:22' => [303, 172, 339, 248, 66, 326, 175, 6, 11],  # s390x
 );
 my $SYS_CLOSE_RANGE = 436;
 my ($flags, @rest) = @ARGV;
@@ -65,7 +65,7 @@ my $abi = '';
     $abi = "$class:" . unpack($data == 1 ? 'v' : 'n', substr($h, 18, 2)); # e_machine, in the file's byte order
   }
 }
-my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS, $SYS_EXIT_GROUP, $SYS_SETSID, $SYS_DUP3, $SYS_SIGPROCMASK, $SYS_CLOSE) = @{ $SYSCALLS{$abi} || [] };
+my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS, $SYS_EXIT_GROUP, $SYS_SETSID, $SYS_DUP3, $SYS_SIGPROCMASK, $SYS_CLOSE, $SYS_EXECVE) = @{ $SYSCALLS{$abi} || [] };
 
 # Ends this process at once: no destructors, no buffers flushed (a forked stage must not run the zygote's).
 sub _exit { syscall($SYS_EXIT_GROUP, $_[0] + 0) if defined $SYS_EXIT_GROUP; CORE::exit($_[0]) }
@@ -172,12 +172,11 @@ sub errno_name {
 sub exec_stage {
   my ($id, $i, $stage, $env, $in, $out, $err, $dir) = @_;
   my ($file, $argv0, @args) = @$stage;
-  my $fail = sub { syswrite($rep_w, "$id $i $_[0] " . errno_name($_[1]) . "\n"); _exit(127) };
-  syscall($SYS_SETSID) > 0 or $fail->('setsid', $! + 0);
+  syscall($SYS_SETSID) > 0 or stage_failed($id, $i, 'setsid', $! + 0);
   # dup3 (dup2 is not on every ABI): our descriptors are all above 2, so never the same number.
-  syscall($SYS_DUP3, fileno($in), 0, 0) == 0 or $fail->('dup', $! + 0);
-  syscall($SYS_DUP3, fileno($out), 1, 0) == 1 or $fail->('dup', $! + 0);
-  syscall($SYS_DUP3, fileno($err), 2, 0) == 2 or $fail->('dup', $! + 0);
+  syscall($SYS_DUP3, fileno($in), 0, 0) == 0 or stage_failed($id, $i, 'dup', $! + 0);
+  syscall($SYS_DUP3, fileno($out), 1, 0) == 1 or stage_failed($id, $i, 'dup', $! + 0);
+  syscall($SYS_DUP3, fileno($err), 2, 0) == 2 or stage_failed($id, $i, 'dup', $! + 0);
   # Every descriptor perl opened is close-on-exec (other calls' pipes included) and the inherited ones were
   # closed at start; close_range(3, ~0, CLOSE_RANGE_CLOEXEC) makes sure of it in one call (Linux 5.9+).
   syscall($SYS_CLOSE_RANGE, 3, 0xFFFFFFFF, 4);
@@ -186,12 +185,28 @@ sub exec_stage {
   $SIG{CHLD} = 'DEFAULT';
   $SIG{PIPE} = 'DEFAULT';
   my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
-  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or $fail->('sigprocmask', $! + 0);
+  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($id, $i, 'sigprocmask', $! + 0);
   # The checked working directory, by the descriptor the server held (the same inode, not a name looked up).
-  chdir('/proc/self/fd/' . fileno($dir)) or $fail->('chdir', $! + 0);
+  chdir('/proc/self/fd/' . fileno($dir)) or stage_failed($id, $i, 'chdir', $! + 0);
+  # A path (the server always sends the one it judged): execve with the environment as given, which a forked
+  # perl does far cheaper than through %ENV. ENOEXEC (a script without #!) and a bare name go the execvp way below:
+  # /bin/sh for the first, the PATH of the command's environment for the second, as Node's spawn does.
+  if (index($file, '/') >= 0) {
+    my $argvp = pack('p*', $argv0, @args, undef);
+    my $envp = pack('p*', @$env, undef);
+    syscall($SYS_EXECVE, $file, $argvp, $envp);
+    stage_failed($id, $i, 'exec', $! + 0) unless $! == $ENOEXEC;
+  }
   %ENV = ();
   for (@$env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
-  exec { $file } $argv0, @args or $fail->('exec', $! + 0);
+  exec { $file } $argv0, @args or stage_failed($id, $i, 'exec', $! + 0);
+}
+
+# A stage that could not start says why (one short line) and ends as a command not found does (127).
+sub stage_failed {
+  my ($id, $i, $step, $errno) = @_;
+  syswrite($rep_w, "$id $i $step " . errno_name($errno) . "\n");
+  _exit(127);
 }
 
 my (%stage_of, %errors, %held, %trial_status);

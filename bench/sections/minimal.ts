@@ -111,6 +111,14 @@ const serverMemKb = (pid: number): number => rssKb(pid) + descendantsOf([pid]).r
 /** CPU of a server and of the helper processes it keeps (not of the commands: those are reaped children). */
 const serverCpuMs = (pid: number): number => cpuMs(pid) + descendantsOf([pid]).reduce((sum, p) => sum + cpuMs(p), 0);
 
+/** The same with every reaped child's CPU too (cutime + cstime): all a call costs, its commands included. */
+function withChildrenMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+}
+const allCpuMs = (pid: number): number => withChildrenMs(pid) + descendantsOf([pid]).reduce((sum, p) => sum + withChildrenMs(p), 0);
+
 /** The window of early calls whose CPU is shown beside the warmed-up figure (the first call opens the zygote). */
 const EARLY_FROM = 31;
 const EARLY_ROUNDS = 200;
@@ -189,13 +197,16 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     // targets are judged on the second; latency is measured there too.
     const cpuOver = async (rounds: number) => {
       const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, serverCpuMs(p)]));
+      const all0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, allCpuMs(p)]));
       const times = await interleaved(rounds, subjects);
-      return { times, cpu: Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (serverCpuMs(p) - cpu0[k]!) / rounds])) as Record<keyof typeof pids, number> };
+      const per = (f: (pid: number) => number, at0: Record<string, number>) =>
+        Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (f(p) - at0[k]!) / rounds])) as Record<keyof typeof pids, number>;
+      return { times, cpu: per(serverCpuMs, cpu0), all: per(allCpuMs, all0) };
     };
     await interleaved(EARLY_FROM - 1, subjects);
     const { cpu: cpuEarly } = await cpuOver(EARLY_ROUNDS);
     await interleaved(Math.max(0, warmRounds - EARLY_FROM + 1 - EARLY_ROUNDS), subjects);
-    const { times, cpu: cpuPerCall } = await cpuOver(calls);
+    const { times, cpu: cpuPerCall, all: allPerCall } = await cpuOver(calls);
     const [gH, mH, gS, mS, cH, cS] = times;
 
     // `listTools()` also compiles one JSON-Schema validator per output schema in the SDK client (its own CPU,
@@ -262,6 +273,12 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
         return { measurement: `${t}: server CPU per call (after ${warmRounds} calls)`, result: ms(g), baseline: ms(m), ratio: `${signed(g - m)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
       }),
       {
+        measurement: 'HTTP / stdio: CPU per call of everything, the commands included (server, helpers, every reaped process of the call)',
+        result: `${ms(allPerCall.gHttp)} / ${ms(allPerCall.gStdio)}`,
+        baseline: `${ms(allPerCall.mHttp)} / ${ms(allPerCall.mStdio)}`,
+        ratio: `${signed(allPerCall.gHttp - allPerCall.mHttp)} / ${signed(allPerCall.gStdio - allPerCall.mStdio)} ms`,
+      },
+      {
         measurement: `HTTP / stdio: server CPU per call over calls ${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1} after start (V8 still compiling)`,
         result: `${ms(cpuEarly.gHttp)} / ${ms(cpuEarly.gStdio)}`,
         baseline: `${ms(cpuEarly.mHttp)} / ${ms(cpuEarly.mStdio)}`,
@@ -288,7 +305,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       rows,
       data: {
         helpersKb,
-        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, cpuPerCallEarlyMs: cpuEarly, warmRounds, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
+        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, cpuPerCallAllMs: allPerCall, cpuPerCallEarlyMs: cpuEarly, warmRounds, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
         startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
         sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
       },
@@ -296,7 +313,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
         'Baseline = bench/minimalServer.ts: the same MCP SDK and zod, one `shell_execute` tool that spawns the argv with no policy at all, bundled like the shipped CLI bundle (minified, the same trims of scripts/bundle/plugins.mjs). It is the floor for a Node MCP shell server; a bare spawn (latency section) is the floor below it.',
         `Without a sandbox (\`--isolation none\`) Guarded Shell still starts every command in a new PID namespace so that nothing of a call outlives it or the server (containment ${JSON.stringify(probeContainment().kind)}${probeContainment().zygote ? ' through the containment zygote: a Perl process per server forks each stage into its namespace, no exec per command (src/core/exec/zygote)' : ''}). The "+ an exec containment launcher" rows compare with the minimal server starting its commands through ${launcherName()} (what every Guarded Shell command paid before the zygote): a minimal server with the same guarantee, the usual way. Server CPU and idle RSS include the zygote's two processes (CPU: theirs too; memory: their PSS).`,
         'Guarded Shell runs its whole pipeline here: schema validation, allowlist, argument rules, path checks, mode/approval decision, limits, the executor with its kill-safe process group and containment launcher, the audit record (its redaction and writing are skipped when no sink listens, as with --quiet and no log file) and the structured result. Nothing in the security path is skipped for speed (the same pipeline runs as in production); `--isolation none` as in the other sections (the sandbox costs are in the isolation section).',
-        `Order rotated every round. ${calls} echo rounds after ${warmRounds} warm-up rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); p50 and the CPU per call that the target is judged on come from those rounds, when V8 has compiled both servers' hot paths; the CPU per call of rounds ${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1} is shown beside them (Guarded Shell has more code to compile: the guard, the tools; the one-time cost spreads over a session's first few hundred calls); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP, after one warm-up round (the page cache, and Guarded Shell's code cache in ~/.cache/guarded-shell, src/cli/start.ts; the minimal server has none, as a plain Node MCP server); sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process and its helper processes (the zygote) over the loop (/proc, 10 ms ticks) / calls. Idle RSS is read ${IDLE_MS / 1000} s after the last call, when V8's memory reducer (which waits for seconds without allocation) has shrunk both servers' heaps; 1.5 s after the loop it still holds the loop's garbage, by an amount that depends on where each server's last GC fell. Load average at start ${loadStart}, at end ${loadEnd}.`,
+        `Order rotated every round. ${calls} echo rounds after ${warmRounds} warm-up rounds (6 servers side by side: Guarded Shell, minimal, minimal + launcher, each over HTTP and stdio); p50 and the CPU per call that the target is judged on come from those rounds, when V8 has compiled both servers' hot paths; the CPU per call of rounds ${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1} is shown beside them (Guarded Shell has more code to compile: the guard, the tools; the one-time cost spreads over a session's first few hundred calls); start until ready: median of ${startRounds} rounds of node -e 0 / both stdio / both HTTP, after one warm-up round (the page cache, and Guarded Shell's code cache in ~/.cache/guarded-shell, src/cli/start.ts; the minimal server has none, as a plain Node MCP server); sessions: median of ${sessionRounds} rounds; a session open and a tools/list are timed at the client, so they include the SDK client's own work on the list (Guarded Shell offers 14 tools with output schemas, the minimal server one) — the server CPU per session open is the server's part alone. CPU per call = utime+stime of the server process and its helper processes (the zygote, and the spare it keeps forked for the next call) over the loop (/proc, 10 ms ticks) / calls; what a process of a call spends before its exec (a Node child's set-up, a spare's check of the folder) is the call's, as with any spawn, and is in the "everything" row, which adds every reaped child's CPU (cutime + cstime: the commands themselves, the same for both servers). Idle RSS is read ${IDLE_MS / 1000} s after the last call, when V8's memory reducer (which waits for seconds without allocation) has shrunk both servers' heaps; 1.5 s after the loop it still holds the loop's garbage, by an amount that depends on where each server's last GC fell. Load average at start ${loadStart}, at end ${loadEnd}.`,
       ],
     };
   } finally {

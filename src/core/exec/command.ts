@@ -106,7 +106,10 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   let stdinPumped = false;
   /** Of the zygote's stages, the ones kill.ts ended with SIGKILL in place of SIGTERM's default action. */
   const termEmulated = new Set<number>();
+  let held = true;
   const closeHeld = (): void => {
+    if (!held) return;
+    held = false;
     // Once the pump owns the input descriptor it closes it itself (autoClose).
     if (stdinFd !== undefined && !stdinPumped) fs.closeSync(stdinFd);
     if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
@@ -185,9 +188,10 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       });
     } catch (e) {
       spawnError ??= describeSpawnError(e as Error, spec.cwd);
-    } finally {
       closeHeld();
     }
+    // Otherwise held until the call ends (`done`): a spare checks the folder and an output file after the launch
+    // (zygote.pl), against these very objects, which must not be freed (nor their inode numbers reused) before.
   }
 
   function spawnStage(s: ExecSpec, index: number, childEnv: Record<string, string>, stdio: StdioOptions): Stage {
@@ -308,6 +312,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       }
     }
     closedWaiters = [];
+    closeHeld();
     return buildResult();
   })();
 

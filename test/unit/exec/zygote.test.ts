@@ -6,7 +6,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
-import { TRIAL_COMMAND, zygoteArgv, zygoteForTests } from '../../../src/core/exec/zygote/client';
+import { launchContained, TRIAL_COMMAND, zygoteArgv, zygoteForTests } from '../../../src/core/exec/zygote/client';
 import './zygoteMode';
 import { sh, sleep, stage, survivors, tagged } from './helpers';
 
@@ -132,6 +132,41 @@ describe('containment zygote', () => {
       expect(missing.error).toMatch(/ENOENT/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A one-stage call is handed to a spare that was forked ahead (zygote.pl, "spares"), which checks the folder
+  // itself after the launch: a folder swapped meanwhile (here: the held folder is another one than the path) is
+  // refused there too, and nothing runs in it.
+  it('refuses a working directory that is not the one the server holds, also on a spare, and runs nothing there', async () => {
+    const held = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-zygote-held-'));
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-zygote-other-'));
+    const fd = fs.openSync(held, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    try {
+      await ex.run(tagged([stage('echo', 'a spare is forked after this')]).spec);
+      for (let i = 0; i < 50 && !zygoteForTests().spareReady; i++) await sleep(20);
+      expect(zygoteForTests().spareReady).toBe(true);
+      const outcome = await launchContained('/usr/bin/perl', {
+        stages: [{ file: '/usr/bin/touch', argv0: 'touch', args: ['made-here'] }],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: { path: other, fd },
+        stdin: 'null',
+        stdout: 'pipe',
+      }).then(
+        ([child]) => new Promise<string>((resolve) => {
+          for (const s of child!.stdio) s?.resume();
+          child!.once('error', (e: Error) => resolve(e.message));
+          child!.once('close', (code) => resolve(`ran, exit ${code}`));
+        }),
+        (e: Error) => e.message,
+      );
+      expect(outcome).toBe(`cannot use the working directory ${other}: it is not the one that was checked (it changed meanwhile)`);
+      expect(fs.readdirSync(other)).toEqual([]);
+      expect(fs.readdirSync(held)).toEqual([]);
+    } finally {
+      fs.closeSync(fd);
+      fs.rmSync(held, { recursive: true, force: true });
+      fs.rmSync(other, { recursive: true, force: true });
     }
   });
 

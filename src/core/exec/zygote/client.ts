@@ -102,8 +102,10 @@ export class ZygoteChild extends EventEmitter {
       if (lost) this.emit('error', lost);
       if (startError !== undefined) {
         // The same words Node uses for a failed spawn (`spawn /usr/bin/x ENOENT`), with the errno as `code`.
+        // A spare's refusal (the working directory or output file is not the checked one) is said as it is.
         const [step, errno] = startError.split(' ');
-        const error = Object.assign(new Error(step === 'exec' ? `spawn ${file} ${errno}` : `cannot start ${file}: ${startError}`), { code: errno, beforeExec: true });
+        const message = step === 'refuse' ? startError.slice(7) : step === 'exec' ? `spawn ${file} ${errno}` : `cannot start ${file}: ${startError}`;
+        const error = Object.assign(new Error(message), { code: step === 'refuse' ? 'EREFUSED' : errno, beforeExec: true });
         this.emit('error', error);
       }
       this.emit('exit', this.code, this.signal);
@@ -188,6 +190,21 @@ export async function zygoteTrial(perl: string, timeoutMs = 5000): Promise<boole
   }
 }
 
+/** A spare (zygote.pl): its pid on the host (its process group), and the server ends of its pipes. */
+interface Spare {
+  readonly sid: string;
+  readonly pid: number;
+  readonly control: net.Socket;
+  readonly stdout: net.Socket;
+  readonly stderr: net.Socket;
+}
+
+/** One frame of the zygote's protocol: "<length>\n" and the fields joined by NUL. */
+function frame(fields: readonly string[]): Buffer {
+  const payload = Buffer.from(fields.join('\0'), 'utf8');
+  return Buffer.concat([Buffer.from(`${payload.length}\n`), payload]);
+}
+
 interface Pending {
   readonly call: ZygoteCall;
   readonly resolve: (children: ZygoteChild[]) => void;
@@ -207,6 +224,8 @@ class Zygote {
   private stderr = '';
   private gone: Error | undefined;
   private isReady = false;
+  /** A forked stage waiting for a one-stage call (zygote.pl, "spares"), its pipe ends already open here. */
+  private spare: Spare | undefined;
   /** The process that holds the pipe ends (Z0's child, PID 1 of its namespace), by its pid on the host. */
   private zygotePid = 0;
   readonly ready: Promise<void>;
@@ -285,6 +304,7 @@ class Zygote {
     // every later field.
     const bad = fields.find((f) => f.includes('\0'));
     if (bad !== undefined) return Promise.reject(new Error(`an argument or environment value contains a NUL byte: ${JSON.stringify(bad.slice(0, 40))}`));
+    if (call.stages.length === 1 && call.stdin === 'null' && this.spare) return Promise.resolve([this.startOnSpare(this.spare, call, fields.slice(2))]);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { call, resolve, reject });
       this.holdLoop();
@@ -294,11 +314,48 @@ class Zygote {
 
   /** Writes one request, after the acknowledgements still owed (one write, one wake-up of the zygote). */
   private send(fields: readonly string[]): void {
-    const frames = [...(this.acks.length ? [this.takeAcks()] : []), fields].map((f) => {
-      const payload = Buffer.from(f.join('\0'), 'utf8');
-      return [Buffer.from(`${payload.length}\n`), payload];
-    });
-    this.proc.stdin!.write(Buffer.concat(frames.flat()));
+    this.proc.stdin!.write(Buffer.concat([...(this.acks.length ? [this.takeAcks()] : []), fields].map(frame)));
+  }
+
+  /**
+   * A one-stage call given no input goes straight to the spare: the request is the same fields as for the zygote
+   * (the spare's id in place of the call's); the spare checks and execs, and ends as a stage of that id. The next
+   * spare is asked for at once, to be forked while this command runs.
+   */
+  private startOnSpare(spare: Spare, call: ZygoteCall, fields: readonly string[]): ZygoteChild {
+    this.spare = undefined;
+    const child = new ZygoteChild(spare.pid, null, call.stdout === 'pipe' ? spare.stdout : null, spare.stderr);
+    // Output to a file: the spare's end of this pipe closes at its exec.
+    if (call.stdout !== 'pipe') spare.stdout.destroy();
+    for (const s of child.stdio) (s as net.Socket | null)?.ref();
+    spare.control.end(frame([spare.sid, ...fields]));
+    this.live.set(spare.sid, { children: [child], files: [call.stages[0]!.file], left: 1 });
+    this.send(['N']);
+    this.holdLoop();
+    return child;
+  }
+
+  /** "P <sid> <pid> <ctl> <out> <err>": a spare is ready; its server ends are opened now, off any call's path. */
+  private onSpare(sid: string, [pid, ...fds]: string[]): void {
+    const ends: net.Socket[] = [];
+    try {
+      for (const [i, n] of fds.entries()) {
+        const write = i === 0; // the control pipe is written; the command's output and errors are read
+        const fd = fs.openSync(`/proc/${this.zygotePid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
+        const socket = new net.Socket({ fd, readable: !write, writable: write });
+        socket.on('error', () => undefined); // a spare that died before its call: its 'X' says so
+        socket.unref(); // an idle spare must not keep the process alive
+        ends.push(socket);
+      }
+    } catch {
+      for (const e of ends) e.destroy();
+      this.acknowledge(sid, true);
+      return; // no spare then: calls take the zygote's own way
+    }
+    // With the next request (the "N" right after the call that takes this spare, at the latest).
+    this.acknowledge(sid, false);
+    const [control, stdout, stderr] = ends as [net.Socket, net.Socket, net.Socket];
+    this.spare = { sid, pid: Number(pid), control, stdout, stderr };
   }
 
   private takeAcks(): string[] {
@@ -322,12 +379,20 @@ class Zygote {
   private onLine(line: string): void {
     const [kind, id, ...rest] = line.split(' ');
     if (kind === 'S') this.started(id!, rest);
+    else if (kind === 'P') this.onSpare(id!, rest);
     else if (kind === 'F') {
       const p = this.pending.get(id!);
       this.pending.delete(id!);
       this.holdLoop();
       p?.reject(new Error(rest.join(' ')));
     } else if (kind === 'X') {
+      if (this.spare?.sid === id) {
+        // The spare died before any call took it: forget it, ask for another.
+        for (const e of [this.spare.control, this.spare.stdout, this.spare.stderr]) e.destroy();
+        this.spare = undefined;
+        this.send(['N']);
+        return;
+      }
       const call = this.live.get(id!);
       const stage = Number(rest[0]);
       const child = call?.children[stage];
@@ -382,6 +447,8 @@ class Zygote {
     this.pending.clear();
     // Its stages died with it (its namespace, and theirs inside it, ended): report them killed, and why.
     for (const call of this.live.values()) for (const child of call.children) child.ended(9, '', undefined, error);
+    if (this.spare) for (const e of [this.spare.control, this.spare.stdout, this.spare.stderr]) e.destroy();
+    this.spare = undefined;
     this.live.clear();
   }
 
@@ -412,6 +479,7 @@ export async function launchContained(perl: string, call: ZygoteCall): Promise<Z
 }
 
 /** For tests: the running zygote's pid, and a way to kill it (the next call starts a new one). */
-export function zygoteForTests(): { readonly pid: number | undefined; kill(): void } {
-  return { pid: current?.alive ? (current as unknown as { zygotePid: number }).zygotePid : undefined, kill: () => current?.stop() };
+export function zygoteForTests(): { readonly pid: number | undefined; readonly spareReady: boolean; kill(): void } {
+  const z = current?.alive ? (current as unknown as { zygotePid: number; spare: Spare | undefined }) : undefined;
+  return { pid: z?.zygotePid, spareReady: z?.spare !== undefined, kill: () => current?.stop() };
 }

@@ -169,14 +169,15 @@ sub errno_name {
 }
 
 # The stage: PID 1 of its own namespace, leader of its own session and process group (the server signals it).
+# $key names it in a report ("<call> <stage>"); a spare (below) made its session when it was forked.
 sub exec_stage {
-  my ($id, $i, $stage, $env, $in, $out, $err, $dir) = @_;
+  my ($key, $stage, $env, $in, $out, $err, $dir, $has_session) = @_;
   my ($file, $argv0, @args) = @$stage;
-  syscall($SYS_SETSID) > 0 or stage_failed($id, $i, 'setsid', $! + 0);
+  $has_session or syscall($SYS_SETSID) > 0 or stage_failed($key, 'setsid', $! + 0);
   # dup3 (dup2 is not on every ABI): our descriptors are all above 2, so never the same number.
-  syscall($SYS_DUP3, fileno($in), 0, 0) == 0 or stage_failed($id, $i, 'dup', $! + 0);
-  syscall($SYS_DUP3, fileno($out), 1, 0) == 1 or stage_failed($id, $i, 'dup', $! + 0);
-  syscall($SYS_DUP3, fileno($err), 2, 0) == 2 or stage_failed($id, $i, 'dup', $! + 0);
+  syscall($SYS_DUP3, fileno($in), 0, 0) == 0 or stage_failed($key, 'dup', $! + 0);
+  syscall($SYS_DUP3, fileno($out), 1, 0) == 1 or stage_failed($key, 'dup', $! + 0);
+  syscall($SYS_DUP3, fileno($err), 2, 0) == 2 or stage_failed($key, 'dup', $! + 0);
   # Every descriptor perl opened is close-on-exec (other calls' pipes included) and the inherited ones were
   # closed at start; close_range(3, ~0, CLOSE_RANGE_CLOEXEC) makes sure of it in one call (Linux 5.9+).
   syscall($SYS_CLOSE_RANGE, 3, 0xFFFFFFFF, 4);
@@ -185,9 +186,9 @@ sub exec_stage {
   $SIG{CHLD} = 'DEFAULT';
   $SIG{PIPE} = 'DEFAULT';
   my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
-  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($id, $i, 'sigprocmask', $! + 0);
+  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($key, 'sigprocmask', $! + 0);
   # The checked working directory, by the descriptor the server held (the same inode, not a name looked up).
-  chdir('/proc/self/fd/' . fileno($dir)) or stage_failed($id, $i, 'chdir', $! + 0);
+  chdir('/proc/self/fd/' . fileno($dir)) or stage_failed($key, 'chdir', $! + 0);
   # A path (the server always sends the one it judged): execve with the environment as given, which a forked
   # perl does far cheaper than through %ENV. ENOEXEC (a script without #!) and a bare name go the execvp way below:
   # /bin/sh for the first, the PATH of the command's environment for the second, as Node's spawn does.
@@ -195,17 +196,17 @@ sub exec_stage {
     my $argvp = pack('p*', $argv0, @args, undef);
     my $envp = pack('p*', @$env, undef);
     syscall($SYS_EXECVE, $file, $argvp, $envp);
-    stage_failed($id, $i, 'exec', $! + 0) unless $! == $ENOEXEC;
+    stage_failed($key, 'exec', $! + 0) unless $! == $ENOEXEC;
   }
   %ENV = ();
   for (@$env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
-  exec { $file } $argv0, @args or stage_failed($id, $i, 'exec', $! + 0);
+  exec { $file } $argv0, @args or stage_failed($key, 'exec', $! + 0);
 }
 
 # A stage that could not start says why (one short line) and ends as a command not found does (127).
 sub stage_failed {
-  my ($id, $i, $step, $errno) = @_;
-  syswrite($rep_w, "$id $i $step " . errno_name($errno) . "\n");
+  my ($key, $step, $errno) = @_;
+  syswrite($rep_w, "$key $step " . ($step eq 'refuse' ? $errno : errno_name($errno)) . "\n");
   _exit(127);
 }
 
@@ -262,7 +263,7 @@ sub spawn_call {
     unless (syscall($SYS_UNSHARE, $CLONE_NEWPID) == 0) { $why = "unshare: $!"; last }
     my $pid = fork();
     $why = "fork: $!" unless defined $pid;
-    exec_stage($id, $i, $stages[$i], \@env, $prev, $i < $#stages ? $to_next : $out, $err, $dir) if defined $pid && $pid == 0;
+    exec_stage("$id $i", $stages[$i], \@env, $prev, $i < $#stages ? $to_next : $out, $err, $dir) if defined $pid && $pid == 0;
     syscall($SYS_SETNS, fileno($own_ns), $CLONE_NEWPID) == 0 or fatal("setns: $!");
     last unless defined $pid;
     my $host = new_child_on_host();
@@ -288,6 +289,73 @@ sub spawn_call {
   out(join(' ', 'S', $id, join(',', @pids), $in_server ? fileno($in_server) : '-', $out_server ? fileno($out_server) : '-', join(',', @errs)) . "\n");
 }
 
+# --- spares: a one-stage call with no process to fork on its way -------------------------------------------------
+# Between calls the zygote forks a spare: already PID 1 of its own namespace and leader of its own session, with
+# the pipes of a command (output, errors) and a control pipe, whose server ends the server opens through
+# /proc/<zygote>/fd ahead of time ("P <sid> <pid> <ctl> <out> <err>", then "A <sid>"). A one-stage call given no
+# input (calls with input, and pipelines, take the zygote's own way) is
+# written by the server straight to the spare's control pipe: no zygote, no fork between the request and the
+# exec. The spare checks the working directory (and an output file) as the zygote would, against the objects the
+# server holds open until the call ends, and reports as a stage ("X <sid> 0 ..."); a refusal is its start error.
+# The server asks for the next spare with "N" once it took one.
+my $spare_n = 0;
+
+sub fork_spare {
+  my $sid = 'P' . ++$spare_n;
+  my (@pipes, $why);
+  for (1 .. 3) { pipe(my $r, my $w) or return fail($sid, "pipe: $!"); push @pipes, [$r, $w] }
+  my ($ctl, $out, $err) = @pipes;
+  syscall($SYS_UNSHARE, $CLONE_NEWPID) == 0 or return fail($sid, "unshare: $!");
+  my $pid = fork();
+  spare_main($sid, $ctl->[0], $out->[1], $err->[1]) if defined $pid && $pid == 0;
+  syscall($SYS_SETNS, fileno($own_ns), $CLONE_NEWPID) == 0 or fatal("setns: $!");
+  return fail($sid, "fork: $!") unless defined $pid;
+  my $host = new_child_on_host();
+  unless (defined $host) { kill('KILL', $pid); return fail($sid, "cannot tell the new process's pid on the host") }
+  $stage_of{$pid} = [$sid, 0];
+  $host_pid{$pid} = $host;
+  $on_host{$host} = 1;
+  close($_) for $ctl->[0], $out->[1], $err->[1];
+  $held{$sid} = [$ctl->[1], $out->[0], $err->[0]];
+  out(join(' ', 'P', $sid, $host, map { fileno($_) } @{ $held{$sid} }) . "\n");
+}
+
+sub spare_main {
+  my ($sid, $ctl, $out, $err) = @_;
+  # Nothing of the zygote's: not its channel to the server (0, 1, 2), not another call's pipes, not another spare's.
+  syscall($SYS_DUP3, fileno($DEVNULL), $_, 0) for 0, 1, 2;
+  my %keep = map { fileno($_) => 1 } $ctl, $out, $err, $rep_w, $DEVNULL;
+  if (opendir(my $dh, '/proc/self/fd')) {
+    my @fds = grep { /^\d+$/ && $_ > 2 && !$keep{$_} } readdir($dh);
+    my $own = fileno($dh);
+    closedir($dh);
+    syscall($SYS_CLOSE, $_ + 0) for grep { $_ != $own } @fds;
+  }
+  $SIG{CHLD} = 'DEFAULT';
+  syscall($SYS_SETSID) > 0 or stage_failed("$sid 0", 'setsid', $! + 0);
+  my ($buf, $got) = ('', 0);
+  while (1) {
+    $got = sysread($ctl, $buf, 65536, length $buf);
+    _exit(0) unless $got; # the server let go of this spare (it shuts down)
+    last if $buf =~ /^(\d+)\n/ && length($buf) >= length($1) + 1 + $1;
+  }
+  my ($len) = $buf =~ /^(\d+)\n/;
+  my ($id, $cwd, $cwd_id, $stdin, $stdout, $stdout_id, $append, @f) = split /\0/, substr($buf, length($len) + 1, $len), -1;
+  my @env = splice(@f, 0, shift(@f) // 0);
+  my ($stages, $file, $argv0, $n) = splice(@f, 0, 4); # the same request as for the zygote, with one stage
+  my $key = "$sid 0";
+  stage_failed($key, 'refuse', "a spare runs one stage given no input") unless ($stages // '') eq '1' && $stdin eq 'null';
+  my ($dir, $why_dir) = open_held($cwd, $O_PATH | $O_DIRECTORY, $cwd_id);
+  stage_failed($key, 'refuse', "cannot use the working directory $cwd: $why_dir") unless $dir;
+  my $to = $out;
+  if ($stdout ne 'pipe') {
+    ($to, my $why_out) = open_held($stdout, $O_WRONLY | $O_NONBLOCK | $O_NOFOLLOW | ($append ? $O_APPEND : 0), $stdout_id);
+    stage_failed($key, 'refuse', "cannot use the output file $stdout: $why_out") unless $to;
+    fcntl($to, $F_SETFL, (fcntl($to, $F_GETFL, 0) + 0) & ~$O_NONBLOCK);
+  }
+  exec_stage($key, [$file, $argv0, splice(@f, 0, $n // 0)], \@env, $DEVNULL, $to, $err, $dir, 1);
+}
+
 sub drain_reports {
   1 while sysread($rep_r, $rep_buf, 4096, length $rep_buf);
   while ($rep_buf =~ s/^(\S+) (\S+) ([^\n]*)\n//) { $errors{"$1 $2"} //= $3 }
@@ -310,6 +378,7 @@ sub handle {
   my ($op, $id, @f) = split /\0/, $_[0], -1;
   if ($op eq 'S') { spawn_call($id, @f) }
   elsif ($op eq 'A') { close($_) for map { @{ delete $held{$_} || [] } } $id, @f } # A, id...
+  elsif ($op eq 'N') { fork_spare() }
 }
 
 # --trial DIR ID CMD...: start one command in DIR (ID: its device:inode, or '-') exactly as every call starts,
@@ -322,6 +391,7 @@ if ($trial) {
   close($_) for @{ delete $held{trial} || [] };
 } else {
   out("READY $MODE $HOST_SELF\n");
+  fork_spare();
 }
 
 # Requests are read into a chunk and appended, and whole frames are taken by position: cutting them off the

@@ -48,6 +48,9 @@ function identity(fd: number): string {
   return `${st.dev}:${st.ino}`;
 }
 
+/** How long a call on a spare may run before the next spare is forked beside it. */
+const NEXT_SPARE_MS = 20;
+
 /** How long the zygote may keep its copies of a finished hand-over's pipe ends when no request follows. */
 const ACK_DELAY_MS = 50;
 
@@ -226,6 +229,8 @@ class Zygote {
   private isReady = false;
   /** A forked stage waiting for a one-stage call (zygote.pl, "spares"), its pipe ends already open here. */
   private spare: Spare | undefined;
+  /** The next spare is asked for when the call on the last one ends (`after`), or when `timer` fires. */
+  private nextSpare: { after: string; timer: NodeJS.Timeout } | undefined;
   /** The process that holds the pipe ends (Z0's child, PID 1 of its namespace), by its pid on the host. */
   private zygotePid = 0;
   readonly ready: Promise<void>;
@@ -330,9 +335,18 @@ class Zygote {
     for (const s of child.stdio) (s as net.Socket | null)?.ref();
     spare.control.end(frame([spare.sid, ...fields]));
     this.live.set(spare.sid, { children: [child], files: [call.stages[0]!.file], left: 1 });
-    this.send(['N']);
+    // The next spare is forked once this command ended (its fork would otherwise sit between the command's exit
+    // and the zygote's word of it, on the call's way back), or after NEXT_SPARE_MS if it runs on.
+    this.nextSpare = { after: spare.sid, timer: setTimeout(() => this.askSpare(), NEXT_SPARE_MS).unref() };
     this.holdLoop();
     return child;
+  }
+
+  private askSpare(): void {
+    if (!this.nextSpare) return;
+    clearTimeout(this.nextSpare.timer);
+    this.nextSpare = undefined;
+    if (!this.gone) this.send(['N']);
   }
 
   /** "P <sid> <pid> <ctl> <out> <err>": a spare is ready; its server ends are opened now, off any call's path. */
@@ -393,6 +407,7 @@ class Zygote {
         this.send(['N']);
         return;
       }
+      if (this.nextSpare?.after === id) this.askSpare(); // after the zygote's word of the end: not in its way
       const call = this.live.get(id!);
       const stage = Number(rest[0]);
       const child = call?.children[stage];

@@ -231,6 +231,7 @@ class Zygote {
   private spare: Spare | undefined;
   /** The next spare is asked for when the call on the last one ends (`after`), or when `timer` fires. */
   private nextSpare: { after: string; timer: NodeJS.Timeout } | undefined;
+  private lastSpareLoss = 0;
   /** The process that holds the pipe ends (Z0's child, PID 1 of its namespace), by its pid on the host. */
   private zygotePid = 0;
   readonly ready: Promise<void>;
@@ -401,10 +402,13 @@ class Zygote {
       p?.reject(new Error(rest.join(' ')));
     } else if (kind === 'X') {
       if (this.spare?.sid === id) {
-        // The spare died before any call took it: forget it, ask for another.
+        // The spare died before any call took it (killed from outside): forget it, and ask for another, but not
+        // more than once a second (spares that cannot live must not turn into a loop of forks).
         for (const e of [this.spare.control, this.spare.stdout, this.spare.stderr]) e.destroy();
         this.spare = undefined;
-        this.send(['N']);
+        const now = Date.now();
+        if (now - this.lastSpareLoss >= 1000) this.send(['N']);
+        this.lastSpareLoss = now;
         return;
       }
       if (this.nextSpare?.after === id) this.askSpare(); // after the zygote's word of the end: not in its way

@@ -169,11 +169,12 @@ sub errno_name {
 }
 
 # The stage: PID 1 of its own namespace, leader of its own session and process group (the server signals it).
-# $key names it in a report ("<call> <stage>"); a spare (below) made its session when it was forked.
+# $key names it in a report ("<call> <stage>"); a spare (below) is $ready: it made its session and reset its
+# signal state when it was forked.
 sub exec_stage {
-  my ($key, $stage, $env, $in, $out, $err, $dir, $has_session) = @_;
+  my ($key, $stage, $env, $in, $out, $err, $dir, $ready) = @_;
   my ($file, $argv0, @args) = @$stage;
-  $has_session or syscall($SYS_SETSID) > 0 or stage_failed($key, 'setsid', $! + 0);
+  $ready or syscall($SYS_SETSID) > 0 or stage_failed($key, 'setsid', $! + 0);
   # dup3 (dup2 is not on every ABI): our descriptors are all above 2, so never the same number.
   syscall($SYS_DUP3, fileno($in), 0, 0) == 0 or stage_failed($key, 'dup', $! + 0);
   syscall($SYS_DUP3, fileno($out), 1, 0) == 1 or stage_failed($key, 'dup', $! + 0);
@@ -183,10 +184,12 @@ sub exec_stage {
   syscall($SYS_CLOSE_RANGE, 3, 0xFFFFFFFF, 4);
   # The only dispositions we changed (Node started us with every signal at its default): a handler ends with
   # exec anyway, but an ignored SIGPIPE would be inherited. Resetting all of %SIG here costs more than the exec.
-  $SIG{CHLD} = 'DEFAULT';
-  $SIG{PIPE} = 'DEFAULT';
-  my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
-  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($key, 'sigprocmask', $! + 0);
+  unless ($ready) {
+    $SIG{CHLD} = 'DEFAULT';
+    $SIG{PIPE} = 'DEFAULT';
+    my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
+    syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($key, 'sigprocmask', $! + 0);
+  }
   # The checked working directory, by the descriptor the server held (the same inode, not a name looked up).
   chdir('/proc/self/fd/' . fileno($dir)) or stage_failed($key, 'chdir', $! + 0);
   # A path (the server always sends the one it judged): execve with the environment as given, which a forked
@@ -331,18 +334,30 @@ sub spare_main {
     closedir($dh);
     syscall($SYS_CLOSE, $_ + 0) for grep { $_ != $own } @fds;
   }
-  $SIG{CHLD} = 'DEFAULT';
+  # Made ready now, not on the call's way: its session, and the signal state a command starts with.
   syscall($SYS_SETSID) > 0 or stage_failed("$sid 0", 'setsid', $! + 0);
+  $SIG{CHLD} = 'DEFAULT';
+  $SIG{PIPE} = 'DEFAULT';
+  my $empty = pack('x8');
+  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed("$sid 0", 'sigprocmask', $! + 0);
   my ($buf, $got) = ('', 0);
   while (1) {
     $got = sysread($ctl, $buf, 65536, length $buf);
     _exit(0) unless $got; # the server let go of this spare (it shuts down)
     last if $buf =~ /^(\d+)\n/ && length($buf) >= length($1) + 1 + $1;
   }
+  spare_order($sid, $buf, $out, $err);
+  _exit(127); # not reached: spare_order execs or reports
+}
+
+# The one order a spare takes: checked, then exec'd (or refused, and reported as the stage's start error).
+sub spare_order {
+  my ($sid, $buf, $out, $err) = @_;
   my ($len) = $buf =~ /^(\d+)\n/;
   my ($id, $cwd, $cwd_id, $stdin, $stdout, $stdout_id, $append, @f) = split /\0/, substr($buf, length($len) + 1, $len), -1;
   my @env = splice(@f, 0, shift(@f) // 0);
   my ($stages, $file, $argv0, $n) = splice(@f, 0, 4); # the same request as for the zygote, with one stage
+  my @args = splice(@f, 0, $n // 0);
   my $key = "$sid 0";
   stage_failed($key, 'refuse', "a spare runs one stage given no input") unless ($stages // '') eq '1' && $stdin eq 'null';
   my ($dir, $why_dir) = open_held($cwd, $O_PATH | $O_DIRECTORY, $cwd_id);
@@ -353,7 +368,7 @@ sub spare_main {
     stage_failed($key, 'refuse', "cannot use the output file $stdout: $why_out") unless $to;
     fcntl($to, $F_SETFL, (fcntl($to, $F_GETFL, 0) + 0) & ~$O_NONBLOCK);
   }
-  exec_stage($key, [$file, $argv0, splice(@f, 0, $n // 0)], \@env, $DEVNULL, $to, $err, $dir, 1);
+  exec_stage($key, [$file, $argv0, @args], \@env, $DEVNULL, $to, $err, $dir, 1);
 }
 
 sub drain_reports {

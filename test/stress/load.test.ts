@@ -42,6 +42,18 @@ async function oneCall(client: Client, lane: number, i: number): Promise<string 
   return ok ? undefined : `call ${i}: ${JSON.stringify(got).slice(0, 300)}`;
 }
 
+/** A count sampled every 100 ms until five samples in a row agree (at most 5 s). */
+async function settledCount(read: () => number): Promise<number> {
+  let last = read();
+  for (let same = 1, i = 0; same < 5 && i < 50; i++) {
+    await sleep(100);
+    const now = read();
+    same = now === last ? same + 1 : 1;
+    last = now;
+  }
+  return last;
+}
+
 describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
   let root: string;
   let server: RunningServer;
@@ -50,8 +62,9 @@ describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
   beforeAll(async () => {
     root = tempWorkspace();
     server = await startServer(baseArgs(root, ['echo', 'seq', 'wc', 'cat'], ['--concurrency', String(CONCURRENCY)]));
-    // The starting count: the idle server before any client connected.
-    fdStart = fdCount(server.proc.pid!);
+    // The starting count: the idle server before any client connected, once its containment zygote announced the
+    // spare stage it keeps forked (src/core/exec/zygote), whose three pipe ends the server holds from then on.
+    fdStart = await settledCount(() => fdCount(server.proc.pid!));
   });
 
   afterAll(async () => {

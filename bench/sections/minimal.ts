@@ -79,11 +79,15 @@ async function startStdio(kind: Kind, codeCache = true): Promise<{ client: Clien
   return { client, transport };
 }
 
-/** CPU time (user + system) a process has used so far, from /proc/<pid>/stat, in ms (10 ms ticks). */
-function cpuMs(pid: number): number {
+/**
+ * CPU time a process has used so far, from /proc/<pid>/stat, in ms (10 ms ticks): user + system, and with
+ * `reaped` also that of its children it has reaped (cutime + cstime).
+ */
+function cpuMs(pid: number, reaped = false): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  const ticks = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0);
+  return (ticks * 1000) / 100;
 }
 
 function rssKb(pid: number): number {
@@ -111,13 +115,8 @@ const serverMemKb = (pid: number): number => rssKb(pid) + descendantsOf([pid]).r
 /** CPU of a server and of the helper processes it keeps (not of the commands: those are reaped children). */
 const serverCpuMs = (pid: number): number => cpuMs(pid) + descendantsOf([pid]).reduce((sum, p) => sum + cpuMs(p), 0);
 
-/** The same with every reaped child's CPU too (cutime + cstime): all a call costs, its commands included. */
-function withChildrenMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
-}
-const allCpuMs = (pid: number): number => withChildrenMs(pid) + descendantsOf([pid]).reduce((sum, p) => sum + withChildrenMs(p), 0);
+/** The same with every reaped child's CPU too: all a call costs, its commands included. */
+const allCpuMs = (pid: number): number => cpuMs(pid, true) + descendantsOf([pid]).reduce((sum, p) => sum + cpuMs(p, true), 0);
 
 /** The window of early calls whose CPU is shown beside the warmed-up figure (the first call opens the zygote). */
 const EARLY_FROM = 31;

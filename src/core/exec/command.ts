@@ -162,7 +162,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   /**
    * The zygote makes the pipes between the stages itself and opens the working directory and an output file
    * again, accepting them only as the very objects this process holds open (device and inode), which stay open
-   * until it answered. Its stages are PID 1 of their namespaces: kill.ts gives them the SIGTERM they would have
+   * until the call ends. Its stages are PID 1 of their namespaces: kill.ts gives them the SIGTERM they would have
    * died of (`inits`).
    */
   async function launchThroughZygote(perl: string): Promise<void> {

@@ -4,13 +4,14 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import { O_PATH } from '../../paths/fdpath';
+import { killLeftoverGroups } from '../kill';
 import ZYGOTE_SCRIPT from './zygote.pl';
 
 /**
  * The containment zygote (zygote.pl): one small Perl process per server that starts each stage of a call in a new
  * PID namespace by fork, instead of one more launcher exec per command (bwrap / unshare, contain.ts). It is the
- * same guarantee — nothing of a call outlives it, nothing outlives the server — at the cost of a fork of a 5 MB
- * process instead of an exec: Node cannot call unshare() or prctl() itself.
+ * same guarantee — nothing of a call outlives it, nothing outlives the server — at the cost of a fork of a small
+ * process (no Perl module: ~1 MB of heap) instead of an exec: Node cannot call unshare() or prctl() itself.
  *
  * The zygote opens again what the server checked and holds open (the working directory, an output file) and
  * accepts each only when it is that very object (device and inode equal; anything swapped in meanwhile is
@@ -325,8 +326,7 @@ class Zygote {
 
   /**
    * A one-stage call given no input goes straight to the spare: the request is the same fields as for the zygote
-   * (the spare's id in place of the call's); the spare checks and execs, and ends as a stage of that id. The next
-   * spare is asked for at once, to be forked while this command runs.
+   * (the spare's id in place of the call's); the spare checks and execs, and ends as a stage of that id.
    */
   private startOnSpare(spare: Spare, call: ZygoteCall, fields: readonly string[]): ZygoteChild {
     this.spare = undefined;
@@ -355,9 +355,7 @@ class Zygote {
     const ends: net.Socket[] = [];
     try {
       for (const [i, n] of fds.entries()) {
-        const write = i === 0; // the control pipe is written; the command's output and errors are read
-        const fd = fs.openSync(`/proc/${this.zygotePid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
-        const socket = new net.Socket({ fd, readable: !write, writable: write });
+        const socket = this.openEnd(n, i === 0); // the control pipe is written; the command's output and errors read
         socket.on('error', () => undefined); // a spare that died before its call: its 'X' says so
         socket.unref(); // an idle spare must not keep the process alive
         ends.push(socket);
@@ -371,6 +369,18 @@ class Zygote {
     this.acknowledge(sid, false);
     const [control, stdout, stderr] = ends as [net.Socket, net.Socket, net.Socket];
     this.spare = { sid, pid: Number(pid), control, stdout, stderr };
+  }
+
+  /** The server's end of a pipe the zygote made, by its descriptor number there. */
+  private openEnd(n: string, write: boolean): net.Socket {
+    const fd = fs.openSync(`/proc/${this.zygotePid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
+    return new net.Socket({ fd, readable: !write, writable: write });
+  }
+
+  /** Forgets the idle spare (the zygote, or the spare itself, is gone): its ends here are closed. */
+  private dropSpare(): void {
+    if (this.spare) for (const e of [this.spare.control, this.spare.stdout, this.spare.stderr]) e.destroy();
+    this.spare = undefined;
   }
 
   private takeAcks(): string[] {
@@ -404,8 +414,7 @@ class Zygote {
       if (this.spare?.sid === id) {
         // The spare died before any call took it (killed from outside): forget it, and ask for another, but not
         // more than once a second (spares that cannot live must not turn into a loop of forks).
-        for (const e of [this.spare.control, this.spare.stdout, this.spare.stderr]) e.destroy();
-        this.spare = undefined;
+        this.dropSpare();
         const now = Date.now();
         if (now - this.lastSpareLoss >= 1000) this.send(['N']);
         this.lastSpareLoss = now;
@@ -428,12 +437,10 @@ class Zygote {
     const p = this.pending.get(id);
     this.pending.delete(id);
     if (!p) return;
-    const zygoteFds = `/proc/${this.zygotePid}/fd`;
     const opened: net.Socket[] = [];
     const open = (n: string | undefined, write: boolean): net.Socket | null => {
       if (n === undefined || n === '-') return null;
-      const fd = fs.openSync(`${zygoteFds}/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
-      const socket = new net.Socket({ fd, readable: !write, writable: write });
+      const socket = this.openEnd(n, write);
       opened.push(socket);
       return socket;
     };
@@ -446,7 +453,7 @@ class Zygote {
       children = stagePids.map((pid, i) => new ZygoteChild(pid, i === 0 ? first : null, i === stagePids.length - 1 ? last : null, open(errs[i], false)));
     } catch (e) {
       for (const s of opened) s.destroy();
-      for (const pid of stagePids) signalGroup(pid);
+      killLeftoverGroups(stagePids);
       this.acknowledge(id, true);
       this.holdLoop();
       p.reject(new Error(`cannot take the command's pipes from the containment process: ${(e as Error).message}`));
@@ -466,21 +473,12 @@ class Zygote {
     this.pending.clear();
     // Its stages died with it (its namespace, and theirs inside it, ended): report them killed, and why.
     for (const call of this.live.values()) for (const child of call.children) child.ended(9, '', undefined, error);
-    if (this.spare) for (const e of [this.spare.control, this.spare.stdout, this.spare.stderr]) e.destroy();
-    this.spare = undefined;
+    this.dropSpare();
     this.live.clear();
   }
 
   stop(): void {
     this.proc.kill('SIGKILL');
-  }
-}
-
-function signalGroup(pid: number): void {
-  try {
-    if (pid > 1) process.kill(-pid, 'SIGKILL');
-  } catch {
-    // gone
   }
 }
 

@@ -1,7 +1,7 @@
 # Guarded Shell's containment zygote (see src/core/exec/zygote/client.ts): one small, long-lived process per
 # server that starts every stage of a call as PID 1 of a NEW PID namespace by a plain fork, so that nothing of
 # the call outlives it, without one more exec per command. Perl because it is on every Debian/Ubuntu system
-# (perl-base is Essential) and can make the system calls Node cannot (unshare, setns, prctl); core modules only.
+# (perl-base is Essential) and can make the system calls Node cannot (unshare, setns, prctl); no module (below).
 #
 #   server (Node) -> Z0 (this script; dies with the server: PDEATHSIG)
 #                     -> zygote (PID 1 of namespace Z; dies with Z0: PDEATHSIG)
@@ -85,16 +85,17 @@ my $server = getppid();
 fatal("prctl(PR_SET_PDEATHSIG): $!") unless die_with_parent();
 _exit(0) if getppid() != $server; # the server died before we could follow it
 
-# Descriptors a process above the server left open without close-on-exec must reach neither us nor a stage.
-sub close_inherited {
-  my %keep = map { $_ => 1 } 0, 1, 2;
+# Closes every descriptor but the ones given (by number).
+sub close_all_but {
+  my %keep = map { $_ => 1 } @_;
   opendir(my $dh, '/proc/self/fd') or return;
   my @fds = grep { /^\d+$/ && !$keep{$_} } readdir($dh);
   my $own = fileno($dh);
   closedir($dh);
   syscall($SYS_CLOSE, $_ + 0) for grep { $_ != $own } @fds;
 }
-close_inherited();
+# Descriptors a process above the server left open without close-on-exec must reach neither us nor a stage.
+close_all_but(0, 1, 2);
 
 sub write_file {
   my ($file, $text) = @_;
@@ -168,6 +169,17 @@ sub errno_name {
   return "errno$_[0]";
 }
 
+# The signal state a command starts with: the only dispositions we changed (Node started us with every signal at
+# its default; a handler ends with exec anyway, but an ignored SIGPIPE would be inherited; resetting all of %SIG
+# costs more than the exec), and an empty mask.
+sub reset_signals {
+  my ($key) = @_;
+  $SIG{CHLD} = 'DEFAULT';
+  $SIG{PIPE} = 'DEFAULT';
+  my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
+  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($key, 'sigprocmask', $! + 0);
+}
+
 # The stage: PID 1 of its own namespace, leader of its own session and process group (the server signals it).
 # $key names it in a report ("<call> <stage>"); a spare (below) is $ready: it made its session and reset its
 # signal state when it was forked.
@@ -182,14 +194,7 @@ sub exec_stage {
   # Every descriptor perl opened is close-on-exec (other calls' pipes included) and the inherited ones were
   # closed at start; close_range(3, ~0, CLOSE_RANGE_CLOEXEC) makes sure of it in one call (Linux 5.9+).
   syscall($SYS_CLOSE_RANGE, 3, 0xFFFFFFFF, 4);
-  # The only dispositions we changed (Node started us with every signal at its default): a handler ends with
-  # exec anyway, but an ignored SIGPIPE would be inherited. Resetting all of %SIG here costs more than the exec.
-  unless ($ready) {
-    $SIG{CHLD} = 'DEFAULT';
-    $SIG{PIPE} = 'DEFAULT';
-    my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
-    syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($key, 'sigprocmask', $! + 0);
-  }
+  reset_signals($key) unless $ready;
   # The checked working directory, by the descriptor the server held (the same inode, not a name looked up).
   chdir('/proc/self/fd/' . fileno($dir)) or stage_failed($key, 'chdir', $! + 0);
   # A path (the server always sends the one it judged): execve with the environment as given, which a forked
@@ -229,17 +234,55 @@ sub open_held {
   return ($fh);
 }
 
-# Starts one call: every stage of its pipeline, connected by pipes made here.
-#   S, id, cwd path, cwd identity, stdin ('null' | 'pipe'), stdout ('pipe' | path), stdout identity, append (0|1),
+# A checked output file (see open_held), opened non-blocking so that a FIFO swapped in cannot hold us at open(),
+# then made blocking for the command's writes.
+sub open_output {
+  my ($path, $want, $append) = @_;
+  my ($fh, $why) = open_held($path, $O_WRONLY | $O_NONBLOCK | $O_NOFOLLOW | ($append ? $O_APPEND : 0), $want);
+  return (undef, $why) unless $fh;
+  fcntl($fh, $F_SETFL, (fcntl($fh, $F_GETFL, 0) + 0) & ~$O_NONBLOCK);
+  return ($fh);
+}
+
+# The environment and the stages of a request, from the fields after the append flag:
 #   n, environment entries (n), stages, then per stage: file, argv0, n, arguments (n)
-sub spawn_call {
-  my ($id, $cwd, $cwd_id, $stdin, $stdout, $stdout_id, $append, @f) = @_;
+sub environment_and_stages {
+  my @f = @_;
   my @env = splice(@f, 0, shift(@f) // 0);
   my @stages;
   for (1 .. (shift(@f) // 0)) {
     my ($file, $argv0, $n) = splice(@f, 0, 3);
     push @stages, [$file, $argv0, splice(@f, 0, $n // 0)];
   }
+  return (\@env, \@stages);
+}
+
+# Forks a child as PID 1 of a new PID namespace inside Z, which runs $start->(@args) and never returns, and keeps
+# it as stage $i of $id by its pid on the host. Returns that pid, or (undef, why).
+sub fork_contained {
+  my ($id, $i, $start, @args) = @_;
+  syscall($SYS_UNSHARE, $CLONE_NEWPID) == 0 or return (undef, "unshare: $!");
+  my $pid = fork();
+  $start->(@args) if defined $pid && $pid == 0;
+  my $why = "fork: $!";
+  # Ours (Z) is the namespace for children again.
+  syscall($SYS_SETNS, fileno($own_ns), $CLONE_NEWPID) == 0 or fatal("setns: $!");
+  return (undef, $why) unless defined $pid;
+  my $host = new_child_on_host();
+  unless (defined $host) { kill('KILL', $pid); return (undef, "cannot tell the new process's pid on the host") }
+  $stage_of{$pid} = [$id, $i];
+  $host_pid{$pid} = $host;
+  $on_host{$host} = 1;
+  return $host;
+}
+
+# Starts one call: every stage of its pipeline, connected by pipes made here.
+#   S, id, cwd path, cwd identity, stdin ('null' | 'pipe'), stdout ('pipe' | path), stdout identity, append (0|1),
+#   n, environment entries (n), stages, then per stage: file, argv0, n, arguments (n)
+sub spawn_call {
+  my ($id, $cwd, $cwd_id, $stdin, $stdout, $stdout_id, $append, @f) = @_;
+  my ($env, $stages) = environment_and_stages(@f);
+  my @stages = @$stages;
   return fail($id, 'empty pipeline') unless @stages;
   my ($dir, $why_dir) = open_held($cwd, $O_PATH | $O_DIRECTORY, $cwd_id);
   return fail($id, "cannot use the working directory $cwd: $why_dir") unless $dir;
@@ -248,11 +291,8 @@ sub spawn_call {
   else { $in = $DEVNULL }
   if ($stdout eq 'pipe') { pipe($out_server, $out) or return fail($id, "pipe: $!"); push @held, $out_server }
   else {
-    # Non-blocking: a FIFO swapped in would otherwise hold us at open(); then blocking writes as usual.
-    (my $file, my $why_out) = open_held($stdout, $O_WRONLY | $O_NONBLOCK | $O_NOFOLLOW | ($append ? $O_APPEND : 0), $stdout_id);
-    return fail($id, "cannot use the output file $stdout: $why_out") unless $file;
-    fcntl($file, $F_SETFL, (fcntl($file, $F_GETFL, 0) + 0) & ~$O_NONBLOCK);
-    $out = $file;
+    ($out, my $why_out) = open_output($stdout, $stdout_id, $append);
+    return fail($id, "cannot use the output file $stdout: $why_out") unless $out;
   }
   my (@pids, @errs, $why);
   my $prev = $in;
@@ -262,18 +302,8 @@ sub spawn_call {
     unless (pipe($err_server, $err)) { $why = "pipe: $!"; last }
     push @held, $err_server;
     push @errs, fileno($err_server);
-    # The next child starts a new namespace; afterwards ours (Z) is the one for children again.
-    unless (syscall($SYS_UNSHARE, $CLONE_NEWPID) == 0) { $why = "unshare: $!"; last }
-    my $pid = fork();
-    $why = "fork: $!" unless defined $pid;
-    exec_stage("$id $i", $stages[$i], \@env, $prev, $i < $#stages ? $to_next : $out, $err, $dir) if defined $pid && $pid == 0;
-    syscall($SYS_SETNS, fileno($own_ns), $CLONE_NEWPID) == 0 or fatal("setns: $!");
-    last unless defined $pid;
-    my $host = new_child_on_host();
-    unless (defined $host) { kill('KILL', $pid); $why = "cannot tell the new process's pid on the host"; last }
-    $stage_of{$pid} = [$id, $i];
-    $host_pid{$pid} = $host;
-    $on_host{$host} = 1;
+    (my $host, $why) = fork_contained($id, $i, \&exec_stage, "$id $i", $stages[$i], $env, $prev, $i < $#stages ? $to_next : $out, $err, $dir);
+    last unless defined $host;
     push @pids, $host;
     close($err);
     close($prev) unless $prev == $DEVNULL;
@@ -296,29 +326,21 @@ sub spawn_call {
 # Between calls the zygote forks a spare: already PID 1 of its own namespace and leader of its own session, with
 # the pipes of a command (output, errors) and a control pipe, whose server ends the server opens through
 # /proc/<zygote>/fd ahead of time ("P <sid> <pid> <ctl> <out> <err>", then "A <sid>"). A one-stage call given no
-# input (calls with input, and pipelines, take the zygote's own way) is
-# written by the server straight to the spare's control pipe: no zygote, no fork between the request and the
-# exec. The spare checks the working directory (and an output file) as the zygote would, against the objects the
-# server holds open until the call ends, and reports as a stage ("X <sid> 0 ..."); a refusal is its start error.
-# The server asks for the next spare with "N" once it took one.
+# input (calls with input, and pipelines, take the zygote's own way) is written by the server straight to the
+# spare's control pipe: no zygote, no fork between the request and the exec. The spare checks the working
+# directory (and an output file) as the zygote would, against the objects the server holds open until the call
+# ends, and reports as a stage ("X <sid> 0 ..."); a refusal is its start error. The server asks for the next
+# spare with "N" once the call on the last one ended (or ran on for a moment).
 my $spare_n = 0;
 
 sub fork_spare {
   my $sid = 'P' . ++$spare_n;
-  my (@pipes, $why);
+  my @pipes;
   for (1 .. 3) { pipe(my $r, my $w) or return fail($sid, "pipe: $!"); push @pipes, [$r, $w] }
   my ($ctl, $out, $err) = @pipes;
-  syscall($SYS_UNSHARE, $CLONE_NEWPID) == 0 or return fail($sid, "unshare: $!");
-  my $pid = fork();
-  spare_main($sid, $ctl->[0], $out->[1], $err->[1]) if defined $pid && $pid == 0;
-  syscall($SYS_SETNS, fileno($own_ns), $CLONE_NEWPID) == 0 or fatal("setns: $!");
-  return fail($sid, "fork: $!") unless defined $pid;
-  my $host = new_child_on_host();
-  unless (defined $host) { kill('KILL', $pid); return fail($sid, "cannot tell the new process's pid on the host") }
-  $stage_of{$pid} = [$sid, 0];
-  $host_pid{$pid} = $host;
-  $on_host{$host} = 1;
+  my ($host, $why) = fork_contained($sid, 0, \&spare_main, $sid, $ctl->[0], $out->[1], $err->[1]);
   close($_) for $ctl->[0], $out->[1], $err->[1];
+  unless (defined $host) { close($_) for $ctl->[1], $out->[0], $err->[0]; return fail($sid, $why) }
   $held{$sid} = [$ctl->[1], $out->[0], $err->[0]];
   out(join(' ', 'P', $sid, $host, map { fileno($_) } @{ $held{$sid} }) . "\n");
 }
@@ -327,19 +349,10 @@ sub spare_main {
   my ($sid, $ctl, $out, $err) = @_;
   # Nothing of the zygote's: not its channel to the server (0, 1, 2), not another call's pipes, not another spare's.
   syscall($SYS_DUP3, fileno($DEVNULL), $_, 0) for 0, 1, 2;
-  my %keep = map { fileno($_) => 1 } $ctl, $out, $err, $rep_w, $DEVNULL;
-  if (opendir(my $dh, '/proc/self/fd')) {
-    my @fds = grep { /^\d+$/ && $_ > 2 && !$keep{$_} } readdir($dh);
-    my $own = fileno($dh);
-    closedir($dh);
-    syscall($SYS_CLOSE, $_ + 0) for grep { $_ != $own } @fds;
-  }
+  close_all_but(0, 1, 2, map { fileno($_) } $ctl, $out, $err, $rep_w, $DEVNULL);
   # Made ready now, not on the call's way: its session, and the signal state a command starts with.
   syscall($SYS_SETSID) > 0 or stage_failed("$sid 0", 'setsid', $! + 0);
-  $SIG{CHLD} = 'DEFAULT';
-  $SIG{PIPE} = 'DEFAULT';
-  my $empty = pack('x8');
-  syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed("$sid 0", 'sigprocmask', $! + 0);
+  reset_signals("$sid 0");
   my ($buf, $got) = ('', 0);
   while (1) {
     $got = sysread($ctl, $buf, 65536, length $buf);
@@ -354,21 +367,19 @@ sub spare_main {
 sub spare_order {
   my ($sid, $buf, $out, $err) = @_;
   my ($len) = $buf =~ /^(\d+)\n/;
+  # The same request as for the zygote, with one stage.
   my ($id, $cwd, $cwd_id, $stdin, $stdout, $stdout_id, $append, @f) = split /\0/, substr($buf, length($len) + 1, $len), -1;
-  my @env = splice(@f, 0, shift(@f) // 0);
-  my ($stages, $file, $argv0, $n) = splice(@f, 0, 4); # the same request as for the zygote, with one stage
-  my @args = splice(@f, 0, $n // 0);
+  my ($env, $stages) = environment_and_stages(@f);
   my $key = "$sid 0";
-  stage_failed($key, 'refuse', "a spare runs one stage given no input") unless ($stages // '') eq '1' && $stdin eq 'null';
+  stage_failed($key, 'refuse', "a spare runs one stage given no input") unless @$stages == 1 && $stdin eq 'null';
   my ($dir, $why_dir) = open_held($cwd, $O_PATH | $O_DIRECTORY, $cwd_id);
   stage_failed($key, 'refuse', "cannot use the working directory $cwd: $why_dir") unless $dir;
   my $to = $out;
   if ($stdout ne 'pipe') {
-    ($to, my $why_out) = open_held($stdout, $O_WRONLY | $O_NONBLOCK | $O_NOFOLLOW | ($append ? $O_APPEND : 0), $stdout_id);
+    ($to, my $why_out) = open_output($stdout, $stdout_id, $append);
     stage_failed($key, 'refuse', "cannot use the output file $stdout: $why_out") unless $to;
-    fcntl($to, $F_SETFL, (fcntl($to, $F_GETFL, 0) + 0) & ~$O_NONBLOCK);
   }
-  exec_stage($key, [$file, $argv0, @args], \@env, $DEVNULL, $to, $err, $dir, 1);
+  exec_stage($key, $stages->[0], $env, $DEVNULL, $to, $err, $dir, 1);
 }
 
 sub drain_reports {

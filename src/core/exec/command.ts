@@ -300,10 +300,13 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     if (spawnError !== undefined) await new Promise((resolve) => setImmediate(resolve)); // let 'error' tell why
     if (killing) {
       await killProcessTrees({ pgids, runId, inits }, spawnError !== undefined ? 0 : opts.killGraceMs, termEmulated);
-    } else {
+    } else if (zygote === undefined) {
       // Normal exit: background children (`sleep 300 &`) may still hold the pipes. One signal per group.
       killLeftoverGroups(pgids);
     }
+    // A zygote's stage is reported ended once reaped, and the init of a PID namespace is reaped only after the
+    // kernel killed and reaped everything else in it: nothing of the call is left to signal, and its group id
+    // may already be another process's.
     if (!(await allClosed(killing ? CLOSE_AFTER_KILL_MS : CLOSE_AFTER_EXIT_MS))) {
       // Someone outside the groups (setsid) holds a pipe: find them by marker / ancestry and kill them.
       await killProcessTrees({ pgids, runId, inits }, 0);

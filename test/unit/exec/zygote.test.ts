@@ -145,8 +145,8 @@ describe('containment zygote', () => {
     const fd = fs.openSync(held, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
     try {
       await ex.run(tagged([stage('echo', 'a spare is forked after this')]).spec);
-      for (let i = 0; i < 50 && !zygoteForTests().spareReady; i++) await sleep(20);
-      expect(zygoteForTests().spareReady).toBe(true);
+      for (let i = 0; i < 50 && zygoteForTests().spares.length === 0; i++) await sleep(20);
+      expect(zygoteForTests().spares.length).toBeGreaterThan(0);
       const outcome = await launchContained('/usr/bin/perl', {
         stages: [{ file: '/usr/bin/touch', argv0: 'touch', args: ['made-here'] }],
         env: { PATH: '/usr/bin:/bin' },
@@ -169,6 +169,22 @@ describe('containment zygote', () => {
       fs.rmSync(held, { recursive: true, force: true });
       fs.rmSync(other, { recursive: true, force: true });
     }
+  });
+
+  // Two spares (spares.ts, SPARES): a client that calls again at once, or two calls in flight, find one ready
+  // while the other is forked. `readlink /proc/self` prints the host pid of the process that runs it: the spare
+  // itself, exec'd, when the call was handed to one.
+  it('runs two calls in flight at once on the two spares forked before they came, and forks two more after them', async () => {
+    await ex.run(tagged([stage('echo', 'spares are forked after this')]).spec);
+    for (let i = 0; i < 100 && zygoteForTests().spares.length < 2; i++) await sleep(20);
+    const before = zygoteForTests().spares;
+    expect(before).toHaveLength(2);
+    const runs = await Promise.all([1, 2].map(() => ex.run(tagged([stage('readlink', '/proc/self')]).spec)));
+    expect(runs.map((r) => Number(r.stdout.trim())).sort()).toEqual([...before].sort());
+    for (let i = 0; i < 100 && zygoteForTests().spares.length < 2; i++) await sleep(20);
+    const after = zygoteForTests().spares;
+    expect(after).toHaveLength(2);
+    expect(after.filter((p) => before.includes(p))).toEqual([]);
   });
 
   it('hands a stage no descriptor but its stdin, stdout and stderr (no other call\'s pipes, not the zygote\'s channel)', async () => {

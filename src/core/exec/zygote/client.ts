@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import { O_PATH } from '../../paths/fdpath';
 import { killLeftoverGroups } from '../kill';
+import { SpareSupply, type Spare } from './spares';
 import ZYGOTE_SCRIPT from './zygote.pl';
 
 /**
@@ -49,7 +50,7 @@ function identity(fd: number): string {
   return `${st.dev}:${st.ino}`;
 }
 
-/** How long a call on a spare may run before the next spare is forked beside it. */
+/** How long a call on a spare may run before the spares are topped up beside it. */
 const NEXT_SPARE_MS = 20;
 
 /** How long the zygote may keep its copies of a finished hand-over's pipe ends when no request follows. */
@@ -194,15 +195,6 @@ export async function zygoteTrial(perl: string, timeoutMs = 5000): Promise<boole
   }
 }
 
-/** A spare (zygote.pl): its pid on the host (its process group), and the server ends of its pipes. */
-interface Spare {
-  readonly sid: string;
-  readonly pid: number;
-  readonly control: net.Socket;
-  readonly stdout: net.Socket;
-  readonly stderr: net.Socket;
-}
-
 /** One frame of the zygote's protocol: "<length>\n" and the fields joined by NUL. */
 function frame(fields: readonly string[]): Buffer {
   const payload = Buffer.from(fields.join('\0'), 'utf8');
@@ -228,11 +220,8 @@ class Zygote {
   private stderr = '';
   private gone: Error | undefined;
   private isReady = false;
-  /** A forked stage waiting for a one-stage call (zygote.pl, "spares"), its pipe ends already open here. */
-  private spare: Spare | undefined;
-  /** The next spare is asked for when the call on the last one ends (`after`), or when `timer` fires. */
-  private nextSpare: { after: string; timer: NodeJS.Timeout } | undefined;
-  private lastSpareLoss = 0;
+  /** Forked stages waiting for one-stage calls (zygote.pl, "spares"), their pipe ends already open here. */
+  private readonly spares = new SpareSupply<Pending & { readonly fields: readonly string[] }>((n) => this.send(...Array.from({ length: n }, () => ['N'])));
   /** The process that holds the pipe ends (Z0's child, PID 1 of its namespace), by its pid on the host. */
   private zygotePid = 0;
   readonly ready: Promise<void>;
@@ -260,6 +249,7 @@ class Zygote {
         if (line.startsWith('READY ')) {
           this.zygotePid = Number(line.split(' ')[2]);
           this.isReady = true;
+          this.spares.started();
           this.holdLoop();
           started();
         } else if (line.startsWith('FAIL ')) failed(new Error(`the containment process cannot start: ${line.slice(5)}`));
@@ -278,7 +268,7 @@ class Zygote {
    * or running calls must, or an await on it could end the process.
    */
   private holdLoop(): void {
-    const busy = this.pending.size > 0 || this.live.size > 0 || !this.isReady;
+    const busy = this.pending.size > 0 || this.live.size > 0 || this.spares.busy || !this.isReady;
     const out = this.proc.stdout as net.Socket | null;
     if (busy) out?.ref();
     else out?.unref();
@@ -311,17 +301,31 @@ class Zygote {
     // every later field.
     const bad = fields.find((f) => f.includes('\0'));
     if (bad !== undefined) return Promise.reject(new Error(`an argument or environment value contains a NUL byte: ${JSON.stringify(bad.slice(0, 40))}`));
-    if (call.stages.length === 1 && call.stdin === 'null' && this.spare) return Promise.resolve([this.startOnSpare(this.spare, call, fields.slice(2))]);
+    const oneStage = call.stages.length === 1 && call.stdin === 'null';
+    const spare = oneStage ? this.spares.take() : undefined;
+    if (spare) return Promise.resolve([this.startOnSpare(spare, call, fields.slice(2))]);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { call, resolve, reject });
+      const pending = { call, resolve, reject };
+      if (!(oneStage && this.spares.wait({ ...pending, fields }))) this.sendCall(id, pending, fields);
       this.holdLoop();
-      this.send(fields);
     });
   }
 
-  /** Writes one request, after the acknowledgements still owed (one write, one wake-up of the zygote). */
-  private send(fields: readonly string[]): void {
-    this.proc.stdin!.write(Buffer.concat([...(this.acks.length ? [this.takeAcks()] : []), fields].map(frame)));
+  /** The zygote's own way: it forks the call's stages and answers "S" (or "F"). */
+  private sendCall(id: string, pending: Pending, fields: readonly string[]): void {
+    this.pending.set(id, pending);
+    this.send(fields);
+  }
+
+  /** A spare asked for will not come: the calls that waited for it take the zygote's own way. */
+  private spareFailed(): void {
+    for (const w of this.spares.failed()) this.sendCall(w.fields[1]!, w, w.fields);
+    this.holdLoop();
+  }
+
+  /** Writes requests, after the acknowledgements still owed (one write, one wake-up of the zygote). */
+  private send(...requests: ReadonlyArray<readonly string[]>): void {
+    this.proc.stdin!.write(Buffer.concat([...(this.acks.length ? [this.takeAcks()] : []), ...requests].map(frame)));
   }
 
   /**
@@ -329,25 +333,22 @@ class Zygote {
    * (the spare's id in place of the call's); the spare checks and execs, and ends as a stage of that id.
    */
   private startOnSpare(spare: Spare, call: ZygoteCall, fields: readonly string[]): ZygoteChild {
-    this.spare = undefined;
     const child = new ZygoteChild(spare.pid, null, call.stdout === 'pipe' ? spare.stdout : null, spare.stderr);
     // Output to a file: the spare's end of this pipe closes at its exec.
     if (call.stdout !== 'pipe') spare.stdout.destroy();
     for (const s of child.stdio) (s as net.Socket | null)?.ref();
     spare.control.end(frame([spare.sid, ...fields]));
     this.live.set(spare.sid, { children: [child], files: [call.stages[0]!.file], left: 1 });
-    // The next spare is forked once this command ended (its fork would otherwise sit between the command's exit
-    // and the zygote's word of it, on the call's way back), or after NEXT_SPARE_MS if it runs on.
-    this.nextSpare = { after: spare.sid, timer: setTimeout(() => this.askSpare(), NEXT_SPARE_MS).unref() };
+    // The spares are topped up once this call's answer is on its way (a turn after the command's 'close': a fork
+    // beside the call's way back competes with it for the CPUs), or after NEXT_SPARE_MS if it runs on.
+    const topUp = () => this.gone || this.spares.topUp();
+    const timer = setTimeout(topUp, NEXT_SPARE_MS).unref();
+    child.once('close', () => {
+      clearTimeout(timer);
+      setImmediate(topUp);
+    });
     this.holdLoop();
     return child;
-  }
-
-  private askSpare(): void {
-    if (!this.nextSpare) return;
-    clearTimeout(this.nextSpare.timer);
-    this.nextSpare = undefined;
-    if (!this.gone) this.send(['N']);
   }
 
   /** "P <sid> <pid> <ctl> <out> <err>": a spare is ready; its server ends are opened now, off any call's path. */
@@ -363,24 +364,22 @@ class Zygote {
     } catch {
       for (const e of ends) e.destroy();
       this.acknowledge(sid, true);
+      this.spareFailed();
       return; // no spare then: calls take the zygote's own way
     }
-    // With the next request (the "N" right after the call that takes this spare, at the latest).
+    // With the next request (the "N" after the call that takes this spare, at the latest).
     this.acknowledge(sid, false);
     const [control, stdout, stderr] = ends as [net.Socket, net.Socket, net.Socket];
-    this.spare = { sid, pid: Number(pid), control, stdout, stderr };
+    const spare = { sid, pid: Number(pid), control, stdout, stderr };
+    const waited = this.spares.arrived(spare);
+    if (waited) waited.resolve([this.startOnSpare(spare, waited.call, waited.fields.slice(2))]);
+    this.holdLoop();
   }
 
   /** The server's end of a pipe the zygote made, by its descriptor number there. */
   private openEnd(n: string, write: boolean): net.Socket {
     const fd = fs.openSync(`/proc/${this.zygotePid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
     return new net.Socket({ fd, readable: !write, writable: write });
-  }
-
-  /** Forgets the idle spare (the zygote, or the spare itself, is gone): its ends here are closed. */
-  private dropSpare(): void {
-    if (this.spare) for (const e of [this.spare.control, this.spare.stdout, this.spare.stderr]) e.destroy();
-    this.spare = undefined;
   }
 
   private takeAcks(): string[] {
@@ -406,21 +405,13 @@ class Zygote {
     if (kind === 'S') this.started(id!, rest);
     else if (kind === 'P') this.onSpare(id!, rest);
     else if (kind === 'F') {
+      if (id!.startsWith('P')) return this.spareFailed(); // a spare could not be forked
       const p = this.pending.get(id!);
       this.pending.delete(id!);
       this.holdLoop();
       p?.reject(new Error(rest.join(' ')));
     } else if (kind === 'X') {
-      if (this.spare?.sid === id) {
-        // The spare died before any call took it (killed from outside): forget it, and ask for another, but not
-        // more than once a second (spares that cannot live must not turn into a loop of forks).
-        this.dropSpare();
-        const now = Date.now();
-        if (now - this.lastSpareLoss >= 1000) this.send(['N']);
-        this.lastSpareLoss = now;
-        return;
-      }
-      if (this.nextSpare?.after === id) this.askSpare(); // after the zygote's word of the end: not in its way
+      if (this.spares.lost(id!)) return; // an idle spare died (killed from outside)
       const call = this.live.get(id!);
       const stage = Number(rest[0]);
       const child = call?.children[stage];
@@ -471,9 +462,9 @@ class Zygote {
     failed(error);
     for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
+    for (const w of this.spares.clear()) w.reject(error);
     // Its stages died with it (its namespace, and theirs inside it, ended): report them killed, and why.
     for (const call of this.live.values()) for (const child of call.children) child.ended(9, '', undefined, error);
-    this.dropSpare();
     this.live.clear();
   }
 
@@ -496,7 +487,7 @@ export async function launchContained(perl: string, call: ZygoteCall): Promise<Z
 }
 
 /** For tests: the running zygote's pid, and a way to kill it (the next call starts a new one). */
-export function zygoteForTests(): { readonly pid: number | undefined; readonly spareReady: boolean; kill(): void } {
-  const z = current?.alive ? (current as unknown as { zygotePid: number; spare: Spare | undefined }) : undefined;
-  return { pid: z?.zygotePid, spareReady: z?.spare !== undefined, kill: () => current?.stop() };
+export function zygoteForTests(): { readonly pid: number | undefined; readonly spares: number[]; kill(): void } {
+  const z = current?.alive ? (current as unknown as { zygotePid: number; spares: SpareSupply<unknown> }) : undefined;
+  return { pid: z?.zygotePid, spares: z?.spares.pids ?? [], kill: () => current?.stop() };
 }

@@ -329,8 +329,8 @@ sub spawn_call {
 # input (calls with input, and pipelines, take the zygote's own way) is written by the server straight to the
 # spare's control pipe: no zygote, no fork between the request and the exec. The spare checks the working
 # directory (and an output file) as the zygote would, against the objects the server holds open until the call
-# ends, and reports as a stage ("X <sid> 0 ..."); a refusal is its start error. The server asks for the next
-# spare with "N" once the call on the last one ended (or ran on for a moment).
+# ends, and reports as a stage ("X <sid> 0 ..."); a refusal is its start error. The server keeps two spares: it
+# asks for another with "N" once a call on one has its answer (or has run on for a moment).
 my $spare_n = 0;
 
 sub fork_spare {

@@ -1,0 +1,92 @@
+import type * as net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { SpareSupply, SPARES, type Spare } from '../../../src/core/exec/zygote/spares';
+
+// The spares' bookkeeping alone (src/core/exec/zygote/spares.ts); the real zygote and its spares are in
+// zygote.test.ts. A spare's ends here are stand-ins that only record being closed.
+
+function spare(n: number): Spare & { closed: () => number } {
+  let closed = 0;
+  const end = { destroy: () => void closed++ } as unknown as net.Socket;
+  return { sid: `P${n}`, pid: 1000 + n, control: end, stdout: end, stderr: end, closed: () => closed };
+}
+
+function supply(now = () => 0) {
+  const asked: number[] = [];
+  const s = new SpareSupply<string>((n) => asked.push(n), SPARES, now);
+  return { s, asked };
+}
+
+describe('spare supply', () => {
+  it('keeps two spares: a call takes a ready one, and topping up asks only for the missing ones', () => {
+    const { s, asked } = supply();
+    s.started(); // the zygote's first spare, unasked
+    s.topUp();
+    expect(asked).toEqual([1]);
+    expect(s.arrived(spare(1))).toBeUndefined();
+    expect(s.arrived(spare(2))).toBeUndefined();
+    expect(s.pids).toEqual([1001, 1002]);
+    s.topUp();
+    expect(asked).toEqual([1]); // full: nothing asked
+    expect(s.take()?.sid).toBe('P1');
+    s.topUp();
+    expect(asked).toEqual([1, 1]);
+    expect(s.take()?.sid).toBe('P2');
+    expect(s.take()).toBeUndefined();
+  });
+
+  it('lets a call wait only for a spare being forked, one call per such spare, oldest first', () => {
+    const { s } = supply();
+    expect(s.wait('no spare coming')).toBe(false);
+    s.started();
+    expect(s.wait('first')).toBe(true);
+    expect(s.wait('second')).toBe(false); // one spare coming: the second call goes the zygote's own way
+    expect(s.busy).toBe(true);
+    expect(s.arrived(spare(1))).toBe('first');
+    expect(s.busy).toBe(false);
+    expect(s.pids).toEqual([]); // taken by the waiting call, not kept
+  });
+
+  it('sends the calls no spare will come for the zygote\'s own way when a spare\'s fork fails', () => {
+    const { s } = supply();
+    s.topUp(); // two coming
+    expect(s.wait('a')).toBe(true);
+    expect(s.wait('b')).toBe(true);
+    expect(s.wait('c')).toBe(false);
+    expect(s.failed()).toEqual(['b']); // one still coming, for 'a'
+    expect(s.failed()).toEqual(['a']);
+    expect(s.busy).toBe(false);
+  });
+
+  it('forgets an idle spare that died, closes its ends, and asks again at most once a second', () => {
+    let t = 0;
+    const { s, asked } = supply(() => t);
+    s.topUp();
+    const [a, b] = [spare(1), spare(2)];
+    s.arrived(a);
+    s.arrived(b);
+    expect(s.lost('P9')).toBe(false); // not an idle spare (a call's, or unknown)
+    expect(s.lost('P1')).toBe(true);
+    expect(a.closed()).toBe(3);
+    expect(asked).toEqual([2, 1]);
+    t = 500;
+    s.arrived(spare(3));
+    expect(s.lost('P2')).toBe(true);
+    expect(asked).toEqual([2, 1]); // half a second later: not again
+    t = 1600;
+    expect(s.lost('P3')).toBe(true);
+    expect(asked).toEqual([2, 1, 2]);
+  });
+
+  it('closes every idle spare and returns the waiting calls when the zygote is gone', () => {
+    const { s } = supply();
+    s.topUp();
+    const a = spare(1);
+    s.arrived(a);
+    expect(s.wait('w')).toBe(true);
+    expect(s.clear()).toEqual(['w']);
+    expect(a.closed()).toBe(3);
+    expect(s.pids).toEqual([]);
+    expect(s.wait('after')).toBe(false); // nothing coming any more
+  });
+});

@@ -11,10 +11,24 @@ function spare(n: number): Spare & { closed: () => number } {
   return { sid: `P${n}`, pid: 1000 + n, control: end, stdout: end, stderr: end, closed: () => closed };
 }
 
-function supply(now = () => 0) {
+/** A supply on a clock the test moves; `tick()` runs what it scheduled for now or earlier. */
+function supply() {
   const asked: number[] = [];
-  const s = new SpareSupply<string>((n) => asked.push(n), SPARES, now);
-  return { s, asked };
+  const clock = { t: 0 };
+  let timers: Array<{ at: number; fn: () => void; live: boolean }> = [];
+  const later = (fn: () => void, ms: number) => {
+    const timer = { at: clock.t + ms, fn, live: true };
+    timers.push(timer);
+    return { cancel: () => void (timer.live = false) };
+  };
+  const s = new SpareSupply<string>((n) => asked.push(n), SPARES, () => clock.t, later);
+  const tick = (t: number) => {
+    clock.t = t;
+    const due = timers.filter((x) => x.live && x.at <= t);
+    timers = timers.filter((x) => !due.includes(x));
+    for (const x of due) x.fn();
+  };
+  return { s, asked, tick, pending: () => timers.filter((x) => x.live).length };
 }
 
 describe('spare supply', () => {
@@ -47,20 +61,28 @@ describe('spare supply', () => {
     expect(s.pids).toEqual([]); // taken by the waiting call, not kept
   });
 
-  it('sends the calls no spare will come for the zygote\'s own way when a spare\'s fork fails', () => {
-    const { s } = supply();
+  it('sends the calls no spare will come for the zygote\'s own way when a spare\'s fork fails, and asks again once a second at most', () => {
+    const { s, asked, tick } = supply();
     s.topUp(); // two coming
     expect(s.wait('a')).toBe(true);
     expect(s.wait('b')).toBe(true);
     expect(s.wait('c')).toBe(false);
     expect(s.failed()).toEqual(['b']); // one still coming, for 'a'
+    expect(asked).toEqual([2, 1]); // the failed one asked again at once
+    tick(10);
+    expect(s.failed()).toEqual([]); // 'a' waits for the one asked again
+    tick(20);
     expect(s.failed()).toEqual(['a']);
+    expect(asked).toEqual([2, 1]); // not again within the second…
+    tick(999);
+    expect(asked).toEqual([2, 1]);
+    tick(1000);
+    expect(asked).toEqual([2, 1, 2]); // …but once it is over: the server is never left without spares for good
     expect(s.busy).toBe(false);
   });
 
   it('forgets an idle spare that died, closes its ends, and asks again at most once a second', () => {
-    let t = 0;
-    const { s, asked } = supply(() => t);
+    const { s, asked, tick } = supply();
     s.topUp();
     const [a, b] = [spare(1), spare(2)];
     s.arrived(a);
@@ -69,24 +91,32 @@ describe('spare supply', () => {
     expect(s.lost('P1')).toBe(true);
     expect(a.closed()).toBe(3);
     expect(asked).toEqual([2, 1]);
-    t = 500;
+    tick(500);
     s.arrived(spare(3));
     expect(s.lost('P2')).toBe(true);
-    expect(asked).toEqual([2, 1]); // half a second later: not again
-    t = 1600;
-    expect(s.lost('P3')).toBe(true);
-    expect(asked).toEqual([2, 1, 2]);
+    expect(asked).toEqual([2, 1]); // half a second later: not yet
+    tick(1000);
+    expect(asked).toEqual([2, 1, 1]); // a second after the last: the missing one
   });
 
-  it('closes every idle spare and returns the waiting calls when the zygote is gone', () => {
+  it('closes every idle spare, forgets a pending request, and returns the waiting calls when the zygote is gone', () => {
     const { s } = supply();
     s.topUp();
     const a = spare(1);
     s.arrived(a);
-    expect(s.wait('w')).toBe(true);
+    expect(s.wait('w')).toBe(true); // for the one still coming
     expect(s.clear()).toEqual(['w']);
     expect(a.closed()).toBe(3);
     expect(s.pids).toEqual([]);
     expect(s.wait('after')).toBe(false); // nothing coming any more
+    const other = supply();
+    other.s.topUp();
+    other.s.failed(); // asked again at once
+    other.s.failed(); // asked again in a second: pending
+    expect(other.pending()).toBe(1);
+    other.s.clear();
+    expect(other.pending()).toBe(0);
+    other.tick(5000);
+    expect(other.asked).toEqual([2, 1]);
   });
 });

@@ -100,7 +100,7 @@ describe('containment zygote', () => {
   // Skipped only where none of these headers is installed (no linux-libc-dev): there is nothing to check against.
   it.skipIf(available.length === 0)('uses the kernel\'s system call numbers for each ABI it knows (checked against the headers here)', () => {
     const script = fs.readFileSync(path.join(__dirname, '../../../src/core/exec/zygote/zygote.pl'), 'utf8');
-    const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close', 'execve'];
+    const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close', 'execve', 'pipe2'];
     for (const [abi, file] of available) {
       const row = new RegExp(`'${abi}' => \\[([\\d, ]+)\\]`).exec(script);
       expect(row, abi).not.toBeNull();
@@ -109,6 +109,10 @@ describe('containment zygote', () => {
       expect(row![1]!.split(',').map(Number), `${abi} (${file})`).toEqual(NAMES.map(nr));
       expect(nr('close_range')).toBe(436);
     }
+    // The zygote's one constant for pipe2(): the generic O_CLOEXEC (02000000), which every ABI it knows uses.
+    const fcntl = ['/usr/include/asm-generic/fcntl.h'].filter((f) => fs.existsSync(f));
+    for (const f of fcntl) expect(/#define O_CLOEXEC\s+(\d+)/.exec(fs.readFileSync(f, 'utf8'))?.[1]).toBe('02000000');
+    expect(script).toMatch(/\$O_CLOEXEC\) = \(436, 0x80000\)/);
   });
 
   it('refuses to start without its open() flags, saying what is missing', () => {

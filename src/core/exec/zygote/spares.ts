@@ -27,12 +27,17 @@ export class SpareSupply<Waiter> {
   private readonly ready: Spare[] = [];
   private coming = 0;
   private readonly waiting: Waiter[] = [];
-  private lastLoss = -Infinity;
+  private lastReplaced = -Infinity;
+  private replaceTimer: { cancel(): void } | undefined;
 
   constructor(
     private readonly ask: (n: number) => void,
     private readonly target = SPARES,
     private readonly now: () => number = Date.now,
+    private readonly later: (fn: () => void, ms: number) => { cancel(): void } = (fn, ms) => {
+      const t = setTimeout(fn, ms).unref();
+      return { cancel: () => clearTimeout(t) };
+    },
   ) {}
 
   /** The ready spares' pids on the host (for tests and diagnostics). */
@@ -78,29 +83,50 @@ export class SpareSupply<Waiter> {
     return w;
   }
 
-  /** A spare asked for will not come (its fork failed, or its ends could not be opened): the calls left over. */
+  /**
+   * A spare asked for will not come (its fork failed, or its ends could not be opened): another is asked for (see
+   * `replace`); returns the calls waiting beyond the spares still coming, which go the zygote's own way.
+   */
   failed(): Waiter[] {
     this.coming = Math.max(0, this.coming - 1);
-    return this.waiting.splice(this.coming);
+    const left = this.waiting.splice(this.coming);
+    this.replace();
+    return left;
   }
 
   /**
    * An idle spare ended before any call took it (killed from outside): it is forgotten and its ends here closed,
-   * and another is asked for, but not more than once a second (spares that cannot live must not turn into a loop
-   * of forks). False when `sid` is not an idle spare.
+   * and another is asked for (see `replace`). False when `sid` is not an idle spare.
    */
   lost(sid: string): boolean {
     const i = this.ready.findIndex((s) => s.sid === sid);
     if (i < 0) return false;
     closeEnds(this.ready.splice(i, 1)[0]!);
-    const t = this.now();
-    if (t - this.lastLoss >= 1000) this.topUp();
-    this.lastLoss = t;
+    this.replace();
     return true;
+  }
+
+  /**
+   * Asks again for a spare that failed or was lost, but not more than once a second (spares that cannot live must
+   * not turn into a loop of forks): within the second, once it is over. Never not at all: spares are otherwise
+   * topped up only after a call on one, so a failure left alone would leave the server without spares for good.
+   */
+  private replace(): void {
+    if (this.replaceTimer) return;
+    const wait = this.lastReplaced + 1000 - this.now();
+    const go = (): void => {
+      this.replaceTimer = undefined;
+      this.lastReplaced = this.now();
+      this.topUp();
+    };
+    if (wait <= 0) go();
+    else this.replaceTimer = this.later(go, wait);
   }
 
   /** The zygote is gone: every idle spare's ends are closed; returns the calls that were waiting. */
   clear(): Waiter[] {
+    this.replaceTimer?.cancel();
+    this.replaceTimer = undefined;
     for (const s of this.ready.splice(0)) closeEnds(s);
     this.coming = 0;
     return this.waiting.splice(0);

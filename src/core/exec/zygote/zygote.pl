@@ -40,19 +40,20 @@ my ($PR_SET_PDEATHSIG, $PR_SET_DUMPABLE) = (1, 4);
 my ($F_GETFL, $F_SETFL, $WNOHANG, $ENOENT, $ENOEXEC, $SIG_SETMASK) = (3, 4, 1, 2, 8, 2); # the same on every ABI below
 
 # System call numbers of the ABI this perl was built for, told by its own ELF header (class: 1 = 32-bit,
-# 2 = 64-bit; machine): unshare, prctl, setns, exit_group, setsid, dup3, rt_sigprocmask, close, execve. close_range
-# is 436 everywhere. An ABI not listed (x32, mips, ...) refuses to start: the exec launchers are used instead.
+# 2 = 64-bit; machine): unshare, prctl, setns, exit_group, setsid, dup3, rt_sigprocmask, close, execve, pipe2.
+# close_range is 436 everywhere, and O_CLOEXEC 02000000 on every ABI listed. An ABI not listed (x32, mips, ...)
+# refuses to start: the exec launchers are used instead.
 my %SYSCALLS = (
-  '2:62' => [272, 157, 308, 231, 112, 292, 14, 3, 59],  # x86_64
-  '1:3' => [310, 172, 346, 252, 66, 330, 175, 6, 11],   # i386
-  '2:183' => [97, 167, 268, 94, 157, 24, 135, 57, 221],  # aarch64 (the generic table)
-  '2:243' => [97, 167, 268, 94, 157, 24, 135, 57, 221],  # riscv64
-  '2:258' => [97, 167, 268, 94, 157, 24, 135, 57, 221],  # loongarch64
-  '1:40' => [337, 172, 375, 248, 66, 358, 175, 6, 11],  # arm (EABI)
-  '2:21' => [282, 171, 350, 234, 66, 316, 174, 6, 11],  # ppc64, either endianness
-  '2:22' => [303, 172, 339, 248, 66, 326, 175, 6, 11],  # s390x
+  '2:62' => [272, 157, 308, 231, 112, 292, 14, 3, 59, 293],  # x86_64
+  '1:3' => [310, 172, 346, 252, 66, 330, 175, 6, 11, 331],   # i386
+  '2:183' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59],  # aarch64 (the generic table)
+  '2:243' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59],  # riscv64
+  '2:258' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59],  # loongarch64
+  '1:40' => [337, 172, 375, 248, 66, 358, 175, 6, 11, 359],  # arm (EABI)
+  '2:21' => [282, 171, 350, 234, 66, 316, 174, 6, 11, 317],  # ppc64, either endianness
+  '2:22' => [303, 172, 339, 248, 66, 326, 175, 6, 11, 325],  # s390x
 );
-my $SYS_CLOSE_RANGE = 436;
+my ($SYS_CLOSE_RANGE, $O_CLOEXEC) = (436, 0x80000);
 my ($flags, @rest) = @ARGV;
 # As numbers: `|` of two strings would OR their characters.
 my ($O_PATH, $O_DIRECTORY, $O_NOFOLLOW, $O_NONBLOCK, $O_APPEND, $O_WRONLY) = map { $_ + 0 } ($flags // '') =~ /^--flags=(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)$/;
@@ -65,7 +66,7 @@ my $abi = '';
     $abi = "$class:" . unpack($data == 1 ? 'v' : 'n', substr($h, 18, 2)); # e_machine, in the file's byte order
   }
 }
-my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS, $SYS_EXIT_GROUP, $SYS_SETSID, $SYS_DUP3, $SYS_SIGPROCMASK, $SYS_CLOSE, $SYS_EXECVE) = @{ $SYSCALLS{$abi} || [] };
+my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS, $SYS_EXIT_GROUP, $SYS_SETSID, $SYS_DUP3, $SYS_SIGPROCMASK, $SYS_CLOSE, $SYS_EXECVE, $SYS_PIPE2) = @{ $SYSCALLS{$abi} || [] };
 
 # Ends this process at once: no destructors, no buffers flushed (a forked stage must not run the zygote's).
 sub _exit { syscall($SYS_EXIT_GROUP, $_[0] + 0) if defined $SYS_EXIT_GROUP; CORE::exit($_[0]) }
@@ -85,9 +86,18 @@ my $server = getppid();
 fatal("prctl(PR_SET_PDEATHSIG): $!") unless die_with_parent();
 _exit(0) if getppid() != $server; # the server died before we could follow it
 
-# Closes every descriptor but the ones given (by number).
+# Closes every descriptor but the ones given (by number): close_range() over the gaps between them (Linux 5.9+),
+# which leaves /proc alone (a spare that listed /proc/self/fd left entries the kernel then had to drop when it was
+# reaped: ~6% of the zygote's time per call); else by the list in /proc/self/fd.
 sub close_all_but {
-  my %keep = map { $_ => 1 } @_;
+  my @keep = sort { $a <=> $b } map { $_ + 0 } @_;
+  my ($from, $ranges_closed) = (0, 1);
+  for my $k (@keep, 0xFFFFFFFF + 1) {
+    if ($k > $from) { syscall($SYS_CLOSE_RANGE, $from, $k - 1, 0) == 0 or do { $ranges_closed = 0; last } }
+    $from = $k + 1 if $k >= $from;
+  }
+  return if $ranges_closed;
+  my %keep = map { $_ => 1 } @keep;
   opendir(my $dh, '/proc/self/fd') or return;
   my @fds = grep { /^\d+$/ && !$keep{$_} } readdir($dh);
   my $own = fileno($dh);
@@ -196,7 +206,7 @@ sub exec_stage {
   syscall($SYS_CLOSE_RANGE, 3, 0xFFFFFFFF, 4);
   reset_signals($key) unless $ready;
   # The checked working directory, by the descriptor the server held (the same inode, not a name looked up).
-  chdir('/proc/self/fd/' . fileno($dir)) or stage_failed($key, 'chdir', $! + 0);
+  chdir($dir) or stage_failed($key, 'chdir', $! + 0); # fchdir to the held descriptor: no path walk through /proc
   # A path (the server always sends the one it judged): execve with the environment as given, which a forked
   # perl does far cheaper than through %ENV. ENOEXEC (a script without #!) and a bare name go the execvp way below:
   # /bin/sh for the first, the PATH of the command's environment for the second, as Node's spawn does.
@@ -264,7 +274,7 @@ sub fork_contained {
   syscall($SYS_UNSHARE, $CLONE_NEWPID) == 0 or return (undef, "unshare: $!");
   my $pid = fork();
   $start->(@args) if defined $pid && $pid == 0;
-  my $why = "fork: $!";
+  my $why = defined $pid ? undef : "fork: $!"; # the message only when it failed (strerror and a string per fork)
   # Ours (Z) is the namespace for children again.
   syscall($SYS_SETNS, fileno($own_ns), $CLONE_NEWPID) == 0 or fatal("setns: $!");
   return (undef, $why) unless defined $pid;
@@ -333,23 +343,42 @@ sub spawn_call {
 # asks for another with "N" once a call on one has its answer (or has run on for a moment).
 my $spare_n = 0;
 
+# A spare's pipes are bare descriptors here (pipe2, close): a Perl handle for each of the six ends would be
+# allocated and freed in the zygote on every spare, pages a fork then copies. The spare makes handles of its own.
+my $pipe_fds = pack('x8'); # pipe2() writes the two descriptors here (a variable: syscall() writes into it)
+
+sub raw_pipe {
+  syscall($SYS_PIPE2, $pipe_fds, $O_CLOEXEC) == 0 or return;
+  return unpack('i2', $pipe_fds);
+}
+
+sub raw_close { syscall($SYS_CLOSE, $_ + 0) for @_ }
+
+# Closes what the zygote holds for a call or a spare: Perl handles, or bare descriptors (a spare's).
+sub release { ref($_) ? close($_) : raw_close($_) for @_ }
+
 sub fork_spare {
   my $sid = 'P' . ++$spare_n;
-  my @pipes;
-  for (1 .. 3) { pipe(my $r, my $w) or return fail($sid, "pipe: $!"); push @pipes, [$r, $w] }
-  my ($ctl, $out, $err) = @pipes;
-  my ($host, $why) = fork_contained($sid, 0, \&spare_main, $sid, $ctl->[0], $out->[1], $err->[1]);
-  close($_) for $ctl->[0], $out->[1], $err->[1];
-  unless (defined $host) { close($_) for $ctl->[1], $out->[0], $err->[0]; return fail($sid, $why) }
-  $held{$sid} = [$ctl->[1], $out->[0], $err->[0]];
-  out(join(' ', 'P', $sid, $host, map { fileno($_) } @{ $held{$sid} }) . "\n");
+  my @fds;
+  for (1 .. 3) {
+    my @pair = raw_pipe() or do { my $why = "pipe: $!"; raw_close(@fds); return fail($sid, $why) };
+    push @fds, @pair;
+  }
+  my ($ctl_r, $ctl_w, $out_r, $out_w, $err_r, $err_w) = @fds;
+  my ($host, $why) = fork_contained($sid, 0, \&spare_main, $sid, $ctl_r, $out_w, $err_w);
+  raw_close($ctl_r, $out_w, $err_w);
+  unless (defined $host) { raw_close($ctl_w, $out_r, $err_r); return fail($sid, $why) }
+  $held{$sid} = [$ctl_w, $out_r, $err_r];
+  out("P $sid $host $ctl_w $out_r $err_r\n");
 }
 
 sub spare_main {
-  my ($sid, $ctl, $out, $err) = @_;
+  my ($sid, @fds) = @_; # control (read), output and errors (write), as bare descriptors
   # Nothing of the zygote's: not its channel to the server (0, 1, 2), not another call's pipes, not another spare's.
   syscall($SYS_DUP3, fileno($DEVNULL), $_, 0) for 0, 1, 2;
-  close_all_but(0, 1, 2, map { fileno($_) } $ctl, $out, $err, $rep_w, $DEVNULL);
+  close_all_but(0, 1, 2, @fds, fileno($rep_w), fileno($DEVNULL));
+  my ($ctl, $out, $err);
+  open($ctl, '<&=', $fds[0]) && open($out, '>&=', $fds[1]) && open($err, '>&=', $fds[2]) or stage_failed("$sid 0", 'fdopen', $! + 0);
   # Made ready now, not on the call's way: its session, and the signal state a command starts with.
   syscall($SYS_SETSID) > 0 or stage_failed("$sid 0", 'setsid', $! + 0);
   reset_signals("$sid 0");
@@ -403,7 +432,7 @@ sub reap {
 sub handle {
   my ($op, $id, @f) = split /\0/, $_[0], -1;
   if ($op eq 'S') { spawn_call($id, @f) }
-  elsif ($op eq 'A') { close($_) for map { @{ delete $held{$_} || [] } } $id, @f } # A, id...
+  elsif ($op eq 'A') { release(map { @{ delete $held{$_} || [] } } $id, @f) } # A, id...
   elsif ($op eq 'N') { fork_spare() }
 }
 

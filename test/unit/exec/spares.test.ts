@@ -1,14 +1,25 @@
+import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { SpareSupply, SPARES, type Spare } from '../../../src/core/exec/zygote/spares';
 
 // The spares' bookkeeping alone (src/core/exec/zygote/spares.ts); the real zygote and its spares are in
-// zygote.test.ts. A spare's ends here are stand-ins that only record being closed.
+// zygote.test.ts. A spare's output ends here are stand-ins that only record being closed; its control end is a
+// real descriptor.
 
 function spare(n: number): Spare & { closed: () => number } {
-  let closed = 0;
-  const end = { destroy: () => void closed++ } as unknown as net.Socket;
-  return { sid: `P${n}`, pid: 1000 + n, control: end, stdout: end, stderr: end, closed: () => closed };
+  let destroyed = 0;
+  const end = { destroy: () => void destroyed++ } as unknown as net.Socket;
+  const control = fs.openSync('/dev/null', 'w'); // a real descriptor: the supply closes it
+  const controlClosed = () => {
+    try {
+      fs.fstatSync(control);
+      return 0;
+    } catch {
+      return 1;
+    }
+  };
+  return { sid: `P${n}`, pid: 1000 + n, control, stdout: end, stderr: end, closed: () => destroyed + controlClosed() };
 }
 
 /** A supply on a clock the test moves; `tick()` runs what it scheduled for now or earlier. */

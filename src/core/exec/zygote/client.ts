@@ -337,7 +337,7 @@ class Zygote {
     // Output to a file: the spare's end of this pipe closes at its exec.
     if (call.stdout !== 'pipe') spare.stdout.destroy();
     for (const s of child.stdio) (s as net.Socket | null)?.ref();
-    spare.control.end(frame([spare.sid, ...fields]));
+    this.order(spare.control, frame([spare.sid, ...fields]));
     this.live.set(spare.sid, { children: [child], files: [call.stages[0]!.file], left: 1 });
     // The spares are topped up once this call's answer is on its way (a turn after the command's 'close': a fork
     // beside the call's way back competes with it for the CPUs), or after NEXT_SPARE_MS if it runs on.
@@ -352,16 +352,20 @@ class Zygote {
   }
 
   /** "P <sid> <pid> <ctl> <out> <err>": a spare is ready; its server ends are opened now, off any call's path. */
-  private onSpare(sid: string, [pid, ...fds]: string[]): void {
+  private onSpare(sid: string, [pid, ctl, ...outputs]: string[]): void {
+    let control: number | undefined;
     const ends: net.Socket[] = [];
     try {
-      for (const [i, n] of fds.entries()) {
-        const socket = this.openEnd(n, i === 0); // the control pipe is written; the command's output and errors read
+      // The control pipe is written once, with the order: a bare descriptor (no stream made for one write).
+      control = this.openFd(ctl!, true);
+      for (const n of outputs) {
+        const socket = this.openEnd(n, false); // the command's output and errors
         socket.on('error', () => undefined); // a spare that died before its call: its 'X' says so
         socket.unref(); // an idle spare must not keep the process alive
         ends.push(socket);
       }
     } catch {
+      if (control !== undefined) fs.closeSync(control);
       for (const e of ends) e.destroy();
       this.acknowledge(sid, true);
       this.spareFailed();
@@ -369,17 +373,39 @@ class Zygote {
     }
     // With the next request (the "N" after the call that takes this spare, at the latest).
     this.acknowledge(sid, false);
-    const [control, stdout, stderr] = ends as [net.Socket, net.Socket, net.Socket];
+    const [stdout, stderr] = ends as [net.Socket, net.Socket];
     const spare = { sid, pid: Number(pid), control, stdout, stderr };
     const waited = this.spares.arrived(spare);
     if (waited) waited.resolve([this.startOnSpare(spare, waited.call, waited.fields.slice(2))]);
     this.holdLoop();
   }
 
-  /** The server's end of a pipe the zygote made, by its descriptor number there. */
+  /** The server's end of a pipe the zygote made, by its descriptor number there (non-blocking). */
+  private openFd(n: string, write: boolean): number {
+    return fs.openSync(`/proc/${this.zygotePid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
+  }
+
+  /** The same as a stream. */
   private openEnd(n: string, write: boolean): net.Socket {
-    const fd = fs.openSync(`/proc/${this.zygotePid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
-    return new net.Socket({ fd, readable: !write, writable: write });
+    return new net.Socket({ fd: this.openFd(n, write), readable: !write, writable: write });
+  }
+
+  /**
+   * Writes a spare's order and closes its control pipe. The pipe is empty and non-blocking: an order that fits
+   * (all but the largest) goes in one write, without a stream; the rest of a larger one through a stream. A spare
+   * gone meanwhile (EPIPE) says so itself, by its 'X'.
+   */
+  private order(control: number, bytes: Buffer): void {
+    let written = 0;
+    try {
+      written = fs.writeSync(control, bytes);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return fs.closeSync(control);
+    }
+    if (written === bytes.length) return fs.closeSync(control);
+    const rest = new net.Socket({ fd: control, readable: false, writable: true });
+    rest.on('error', () => undefined);
+    rest.end(bytes.subarray(written));
   }
 
   private takeAcks(): string[] {

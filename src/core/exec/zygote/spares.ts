@@ -1,10 +1,14 @@
+import * as fs from 'node:fs';
 import type * as net from 'node:net';
 
-/** A spare (zygote.pl): its pid on the host (its process group), and the server ends of its pipes. */
+/**
+ * A spare (zygote.pl): its pid on the host (its process group), and the server ends of its pipes: the control
+ * pipe's as a bare descriptor (written once, with the order), the command's output and errors as streams.
+ */
 export interface Spare {
   readonly sid: string;
   readonly pid: number;
-  readonly control: net.Socket;
+  readonly control: number;
   readonly stdout: net.Socket;
   readonly stderr: net.Socket;
 }
@@ -134,5 +138,6 @@ export class SpareSupply<Waiter> {
 }
 
 function closeEnds(s: Spare): void {
-  for (const e of [s.control, s.stdout, s.stderr]) e.destroy();
+  fs.closeSync(s.control);
+  for (const e of [s.stdout, s.stderr]) e.destroy();
 }

@@ -1,12 +1,11 @@
 import type { SectionResult } from './report';
 import type { LatencyData } from './sections/latency';
+import { signed } from './stats';
 
 /**
  * Plain sentences derived from this run's numbers (so BENCHMARKS.md never carries a stale explanation): did we
  * meet the 1.15x target, and if not, where the added milliseconds go.
  */
-const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
-
 export function findings(sections: readonly SectionResult[]): string[] {
   const out: string[] = [];
   const lat = sections.find((s) => s.id === 'latency')?.data as LatencyData | undefined;
@@ -30,7 +29,7 @@ export function findings(sections: readonly SectionResult[]): string[] {
   }
   const min = sections.find((s) => s.id === 'minimal');
   if (min) {
-    const d = min.data as { p50: Record<string, number>; cpuPerCallMs: Record<string, number>; cpuPerCallEarlyMs: Record<string, number>; warmRounds: number; rssKb: Record<string, number>; loadStart: string; targets?: Record<string, boolean> };
+    const d = min.data as { p50: Record<string, number>; cpuPerCallMs: Record<string, number>; cpuPerCallEarlyMs: Record<string, number>; earlyCalls: string; warmRounds: number; rssKb: Record<string, number>; loadStart: string; targets?: Record<string, boolean> };
     const added = (c: Record<string, number>) => `${signed(c.gHttp! - c.mHttp!)} / ${signed(c.gStdio! - c.mStdio!)} ms`;
     const met = Object.entries(d.targets ?? {});
     out.push(
@@ -38,7 +37,7 @@ export function findings(sections: readonly SectionResult[]): string[] {
         `p50 ${(d.p50.gH! / d.p50.mH!).toFixed(2)}x over HTTP and ${(d.p50.gS! / d.p50.mS!).toFixed(2)}x over stdio, ` +
         `and ${(d.p50.gH! / d.p50.cH!).toFixed(2)}x / ${(d.p50.gS! / d.p50.cS!).toFixed(2)}x against a minimal server that gives its commands the same guarantee the usual way (an exec containment launcher per command; Guarded Shell's zygote forks each stage into its PID namespace instead). ` +
         `What is left over the minimal server is the guard's own work per call (schema, decide with its PATH and real-path checks, the approval check, audit, the structured result) and the hand-offs to and from the zygote. ` +
-        `Server CPU per call ${added(d.cpuPerCallMs)} (HTTP / stdio) after ${d.warmRounds} calls, ${added(d.cpuPerCallEarlyMs)} over the first 200 calls while V8 still compiles; idle RSS ${(d.rssKb.gHttp! / d.rssKb.mHttp!).toFixed(2)}x / ${(d.rssKb.gStdio! / d.rssKb.mStdio!).toFixed(2)}x.`,
+        `Server CPU per call ${added(d.cpuPerCallMs)} (HTTP / stdio) after ${d.warmRounds} calls, ${added(d.cpuPerCallEarlyMs)} over calls ${d.earlyCalls} while V8 still compiles; idle RSS ${(d.rssKb.gHttp! / d.rssKb.mHttp!).toFixed(2)}x / ${(d.rssKb.gStdio! / d.rssKb.mStdio!).toFixed(2)}x.`,
     );
   }
   const prof = sections.find((s) => s.id === 'profile')?.data as { byCategoryMs?: Record<string, number>; busyMs?: number; cpuMs?: number; calls?: number } | undefined;

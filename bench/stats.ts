@@ -39,6 +39,9 @@ export function ms(x: number): string {
   return x >= 100 ? `${x.toFixed(0)} ms` : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(2)} ms`;
 }
 
+/** A difference with its sign, to two decimals ("+0.57", "-0.10"). */
+export const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
+
 export function ratio(x: number, base: number): string {
   return Number.isFinite(x) && Number.isFinite(base) && base > 0 ? `${(x / base).toFixed(2)}x` : 'n/a';
 }

@@ -13,7 +13,7 @@ import { interleaved } from './latency';
 import { spawnCapture } from '../baseline';
 import type { Row, SectionResult } from '../report';
 import { echoHello, serverArgs, TOKEN } from '../server';
-import { median, ms, round, summarize } from '../stats';
+import { median, ms, round, signed, summarize } from '../stats';
 
 /** bench/minimalServer.ts as bench/run.mjs bundles it. */
 export const MINIMAL = path.join(REPO, '.bench', 'build', 'minimal-server.cjs');
@@ -106,8 +106,8 @@ function pssKb(pid: number): number {
 }
 
 /**
- * A server's memory with the helper processes it keeps (Guarded Shell's containment zygote, three small Perl
- * processes; the minimal server keeps none): its own RSS plus their PSS — what they add, their shared Perl
+ * A server's memory with the helper processes it keeps (Guarded Shell's containment zygote, four small Perl
+ * processes: Z0, the zygote, its two spares; the minimal server keeps none): its own RSS plus their PSS — what they add, their shared Perl
  * pages counted once between them.
  */
 const serverMemKb = (pid: number): number => rssKb(pid) + descendantsOf([pid]).reduce((sum, p) => sum + pssKb(p), 0);
@@ -122,7 +122,6 @@ const allCpuMs = (pid: number): number => cpuMs(pid, true) + descendantsOf([pid]
 const EARLY_FROM = 31;
 const EARLY_ROUNDS = 200;
 
-const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
 const launcherName = (): string => {
   const prefix = execLauncherPrefix();
   return prefix.length ? `${[prefix[0]!.replace(/^.*\//, ''), ...prefix.slice(1, 4)].join(' ')} …` : 'none works here: the same as minimal';
@@ -304,7 +303,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       rows,
       data: {
         helpersKb,
-        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, cpuPerCallAllMs: allPerCall, cpuPerCallEarlyMs: cpuEarly, warmRounds, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
+        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, cpuPerCallAllMs: allPerCall, cpuPerCallEarlyMs: cpuEarly, earlyCalls: `${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1}`, warmRounds, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
         startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
         sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
       },

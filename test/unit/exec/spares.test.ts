@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SpareSupply, SPARES, type Spare } from '../../../src/core/exec/zygote/spares';
 
 // The spares' bookkeeping alone (src/core/exec/zygote/spares.ts); the real zygote and its spares are in
@@ -22,27 +22,18 @@ function spare(n: number): Spare & { closed: () => number } {
   return { sid: `P${n}`, pid: 1000 + n, control, stdout: end, stderr: end, closed: () => destroyed + controlClosed() };
 }
 
-/** A supply on a clock the test moves; `tick()` runs what it scheduled for now or earlier. */
+/** A supply on vitest's fake clock (Date.now and timers), which `tick(t)` moves to t ms after the start. */
 function supply() {
   const asked: number[] = [];
-  const clock = { t: 0 };
-  let timers: Array<{ at: number; fn: () => void; live: boolean }> = [];
-  const later = (fn: () => void, ms: number) => {
-    const timer = { at: clock.t + ms, fn, live: true };
-    timers.push(timer);
-    return { cancel: () => void (timer.live = false) };
-  };
-  const s = new SpareSupply<string>((n) => asked.push(n), SPARES, () => clock.t, later);
-  const tick = (t: number) => {
-    clock.t = t;
-    const due = timers.filter((x) => x.live && x.at <= t);
-    timers = timers.filter((x) => !due.includes(x));
-    for (const x of due) x.fn();
-  };
-  return { s, asked, tick, pending: () => timers.filter((x) => x.live).length };
+  const s = new SpareSupply<string>((n) => asked.push(n), SPARES);
+  const tick = (t: number) => vi.advanceTimersByTime(t - Date.now());
+  return { s, asked, tick, pending: () => vi.getTimerCount() };
 }
 
 describe('spare supply', () => {
+  beforeEach(() => void vi.useFakeTimers({ now: 0 }));
+  afterEach(() => void vi.useRealTimers());
+
   it('keeps two spares: a call takes a ready one, and topping up asks only for the missing ones', () => {
     const { s, asked } = supply();
     s.started(); // the zygote's first spare, unasked

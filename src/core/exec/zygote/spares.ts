@@ -32,16 +32,11 @@ export class SpareSupply<Waiter> {
   private coming = 0;
   private readonly waiting: Waiter[] = [];
   private lastReplaced = -Infinity;
-  private replaceTimer: { cancel(): void } | undefined;
+  private replaceTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ask: (n: number) => void,
     private readonly target = SPARES,
-    private readonly now: () => number = Date.now,
-    private readonly later: (fn: () => void, ms: number) => { cancel(): void } = (fn, ms) => {
-      const t = setTimeout(fn, ms).unref();
-      return { cancel: () => clearTimeout(t) };
-    },
   ) {}
 
   /** The ready spares' pids on the host (for tests and diagnostics). */
@@ -117,19 +112,19 @@ export class SpareSupply<Waiter> {
    */
   private replace(): void {
     if (this.replaceTimer) return;
-    const wait = this.lastReplaced + 1000 - this.now();
+    const wait = this.lastReplaced + 1000 - Date.now();
     const go = (): void => {
       this.replaceTimer = undefined;
-      this.lastReplaced = this.now();
+      this.lastReplaced = Date.now();
       this.topUp();
     };
     if (wait <= 0) go();
-    else this.replaceTimer = this.later(go, wait);
+    else this.replaceTimer = setTimeout(go, wait).unref();
   }
 
   /** The zygote is gone: every idle spare's ends are closed; returns the calls that were waiting. */
   clear(): Waiter[] {
-    this.replaceTimer?.cancel();
+    clearTimeout(this.replaceTimer);
     this.replaceTimer = undefined;
     for (const s of this.ready.splice(0)) closeEnds(s);
     this.coming = 0;

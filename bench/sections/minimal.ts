@@ -196,15 +196,16 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     const cpuOver = async (rounds: number) => {
       const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, serverCpuMs(p)]));
       const all0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, allCpuMs(p)]));
+      const own0 = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
       const times = await interleaved(rounds, subjects);
       const per = (f: (pid: number) => number, at0: Record<string, number>) =>
         Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, (f(p) - at0[k]!) / rounds])) as Record<keyof typeof pids, number>;
-      return { times, cpu: per(serverCpuMs, cpu0), all: per(allCpuMs, all0) };
+      return { times, cpu: per(serverCpuMs, cpu0), all: per(allCpuMs, all0), own: per(cpuMs, own0) };
     };
     await interleaved(EARLY_FROM - 1, subjects);
     const { cpu: cpuEarly } = await cpuOver(EARLY_ROUNDS);
     await interleaved(Math.max(0, warmRounds - EARLY_FROM + 1 - EARLY_ROUNDS), subjects);
-    const { times, cpu: cpuPerCall, all: allPerCall } = await cpuOver(calls);
+    const { times, cpu: cpuPerCall, all: allPerCall, own: ownPerCall } = await cpuOver(calls);
     const [gH, mH, gS, mS, cH, cS] = times;
 
     // `listTools()` also compiles one JSON-Schema validator per output schema in the SDK client (its own CPU,
@@ -271,6 +272,12 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
         return { measurement: `${t}: server CPU per call (after ${warmRounds} calls)`, result: ms(g), baseline: ms(m), ratio: `${signed(g - m)} ms ${verdict(g - m, TARGETS.cpuAddedMs, ' ms')}` };
       }),
       {
+        measurement: 'HTTP / stdio: of the server CPU per call, the server process alone (the rest: its helper processes)',
+        result: `${ms(ownPerCall.gHttp)} / ${ms(ownPerCall.gStdio)}`,
+        baseline: `${ms(ownPerCall.mHttp)} / ${ms(ownPerCall.mStdio)}`,
+        ratio: `${signed(ownPerCall.gHttp - ownPerCall.mHttp)} / ${signed(ownPerCall.gStdio - ownPerCall.mStdio)} ms; helpers ${ms(cpuPerCall.gHttp - ownPerCall.gHttp)} / ${ms(cpuPerCall.gStdio - ownPerCall.gStdio)}`,
+      },
+      {
         measurement: 'HTTP / stdio: CPU per call of everything, the commands included (server, helpers, every reaped process of the call)',
         result: `${ms(allPerCall.gHttp)} / ${ms(allPerCall.gStdio)}`,
         baseline: `${ms(allPerCall.mHttp)} / ${ms(allPerCall.mStdio)}`,
@@ -303,7 +310,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
       rows,
       data: {
         helpersKb,
-        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, cpuPerCallAllMs: allPerCall, cpuPerCallEarlyMs: cpuEarly, earlyCalls: `${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1}`, warmRounds, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
+        calls, startRounds, sessionRounds, loadStart, loadEnd, targets, p50: p, p50RatioQuarters: { http: quarters(gH!, mH!), stdio: quarters(gS!, mS!), httpContained: quarters(gH!, cH!), stdioContained: quarters(gS!, cS!) }, cpuPerCallMs: cpuPerCall, cpuPerCallAllMs: allPerCall, cpuPerCallOwnMs: ownPerCall, cpuPerCallEarlyMs: cpuEarly, earlyCalls: `${EARLY_FROM}–${EARLY_FROM + EARLY_ROUNDS - 1}`, warmRounds, sessionCpuMs: sessionCpu, rssKb: rss, rssSoonKb: rssSoon,
         startUntilReadyMs: Object.fromEntries(Object.entries(readyTimes).map(([k, v]) => [k, v.map((x) => round(x))])),
         sessionOpenMs: { guarded: sessions.g.map((x) => round(x)), minimal: sessions.m.map((x) => round(x)) },
       },

@@ -45,6 +45,17 @@ describe('containment zygote', () => {
     expect(zygoteForTests().pid).not.toBe(first);
   });
 
+  // The zygote blocks SIGCHLD (it reads it through a signalfd) and ignores SIGPIPE; a command inheriting either
+  // would misbehave (a shell that never sees its children end, a writer that never dies of a closed pipe).
+  it('starts every command with no signal blocked or ignored, on a spare and on the zygote\'s own way', async () => {
+    // grep itself, not through sh: dash clears its signal mask when it starts.
+    const status = () => stage('grep', '-E', '^Sig(Blk|Ign):', '/proc/self/status');
+    const onSpare = await ex.run(tagged([status()]).spec);
+    const ownWay = await ex.run(tagged([status(), stage('cat')]).spec);
+    const withInput = await ex.run(tagged([status()], { stdin: 'x' }).spec);
+    for (const r of [onSpare, ownWay, withInput]) expect(r.stdout).toBe('SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n');
+  });
+
   it('refuses an argument with a NUL byte before anything starts (it would shift every later field)', async () => {
     const r = await ex.run(tagged([stage('echo', 'a\0b')]).spec);
     expect(r.outcome).toBe('error');
@@ -99,7 +110,7 @@ describe('containment zygote', () => {
   const available = Object.entries(HEADERS).filter(([, file]) => fs.existsSync(file));
   it.skipIf(available.length === 0)('uses the kernel\'s system call numbers for each ABI it knows (checked against the headers here)', () => { // skipped without linux-libc-dev: nothing to check against
     const script = fs.readFileSync(path.join(__dirname, '../../../src/core/exec/zygote/zygote.pl'), 'utf8');
-    const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close', 'execve', 'pipe2'];
+    const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close', 'execve', 'pipe2', 'signalfd4'];
     for (const [abi, file] of available) {
       const row = new RegExp(`'${abi}' => \\[([\\d, ]+)\\]`).exec(script);
       expect(row, abi).not.toBeNull();
@@ -112,6 +123,9 @@ describe('containment zygote', () => {
     const fcntl = ['/usr/include/asm-generic/fcntl.h'].filter((f) => fs.existsSync(f));
     for (const f of fcntl) expect(/#define O_CLOEXEC\s+(\d+)/.exec(fs.readFileSync(f, 'utf8'))?.[1]).toBe('02000000');
     expect(script).toMatch(/\$O_CLOEXEC\) = \(436, 0x80000\)/);
+    // And the signals it blocks and resets by number: the same on every ABI it knows.
+    expect(script).toMatch(/\$SIG_BLOCK, \$SIG_SETMASK, \$SIGCHLD\) = \([^)]*0, 2, 17\)/);
+    expect(os.constants.signals.SIGCHLD).toBe(17);
   });
 
   it('refuses to start without its open() flags, saying what is missing', () => {

@@ -57,6 +57,8 @@ const NEXT_SPARE_MS = 20;
 const ACK_DELAY_MS = 50;
 
 const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, n]) => [n, name]));
+/** The zygote reports a failed step's errno as a number (this machine's): its name, as Node's errors give it. */
+const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, n]) => [String(n), name]));
 
 /**
  * A stage started by the zygote, shaped like the part of ChildProcess the executor uses: `pid` (the stage's
@@ -108,8 +110,9 @@ export class ZygoteChild extends EventEmitter {
       if (startError !== undefined) {
         // The same words Node uses for a failed spawn (`spawn /usr/bin/x ENOENT`), with the errno as `code`.
         // A spare's refusal (the working directory or output file is not the checked one) is said as it is.
-        const [step, errno] = startError.split(' ');
-        const message = step === 'refuse' ? startError.slice(7) : step === 'exec' ? `spawn ${file} ${errno}` : `cannot start ${file}: ${startError}`;
+        const [step, n] = startError.split(' ');
+        const errno = ERRNO_NAMES.get(n!) ?? `errno ${n}`;
+        const message = step === 'refuse' ? startError.slice(7) : step === 'exec' ? `spawn ${file} ${errno}` : `cannot start ${file}: ${step} ${errno}`;
         const error = Object.assign(new Error(message), { code: step === 'refuse' ? 'EREFUSED' : errno, beforeExec: true });
         this.emit('error', error);
       }
@@ -159,10 +162,16 @@ export function zygoteArgv(perl: string, trial?: readonly string[]): string[] {
 /** A command that exits 3 only when it runs as PID 1 of a new PID namespace. */
 export const TRIAL_COMMAND = ['/bin/sh', '-c', 'exit $(($$ + 2))'];
 const MINIMAL_ENV = { PATH: '/usr/bin:/bin' };
+/**
+ * The zygote's own environment: its handles unbuffered (the :unix layer alone; it only uses sysread and
+ * syswrite). Perl flushes every buffered handle before each fork, which writes to each one's buffer, pages the
+ * zygote then has to copy as the spares share them.
+ */
+const ZYGOTE_ENV = { ...MINIMAL_ENV, PERLIO: ':unix' };
 
 export function zygoteTrialSync(perl: string, timeoutMs = 5000): boolean {
   const [file, ...args] = zygoteArgv(perl, ['/', '-', ...TRIAL_COMMAND]);
-  return spawnSync(file!, args, { stdio: 'ignore', env: MINIMAL_ENV, timeout: timeoutMs, killSignal: 'SIGKILL' }).status === 3;
+  return spawnSync(file!, args, { stdio: 'ignore', env: ZYGOTE_ENV, timeout: timeoutMs, killSignal: 'SIGKILL' }).status === 3;
 }
 
 /**
@@ -228,7 +237,7 @@ class Zygote {
 
   constructor(perl: string) {
     const [file, ...args] = zygoteArgv(perl);
-    this.proc = spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe'], env: MINIMAL_ENV });
+    this.proc = spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe'], env: ZYGOTE_ENV });
     this.proc.unref();
     for (const s of [this.proc.stdin, this.proc.stderr] as Array<net.Socket | null>) s?.unref();
     let started: () => void = () => undefined;

@@ -24,34 +24,36 @@
 #                             through /proc/<zygote>/fd/N, then sends "A <id>..." (with its next request, or
 #                             alone after a moment) and the zygote closes its copies
 #   F <id> <why>              nothing of the call was started
-#   X <id> <stage> <wait status> [<step> <errno name>]
+#   X <id> <stage> <wait status> [<step> <errno>]
 #                             a stage ended (wait status as Perl's $?); the step that failed before exec, if any
 # It runs on every fork, so it is kept small: only perl itself (no module: POSIX alone would add 2 MB of
-# heap, every page of which a fork copies the page table entry for and the zygote then faults on); the system
+# heap, Errno 280 KB, every page of which a fork copies the page table entry for); the system
 # calls Perl has no word for go through syscall() with the numbers of this perl's ABI, and the open() flags
 # come from the server (its Node has them for this machine): --flags O_PATH,O_DIRECTORY,O_NOFOLLOW,O_NONBLOCK,
-# O_APPEND,O_WRONLY.
+# O_APPEND,O_WRONLY. The server starts it with PERLIO=:unix: every handle unbuffered (it only uses sysread and
+# syswrite), as perl flushes each buffered handle before a fork, a write to pages the spares share.
 use strict;
 
 $0 = 'guarded-shell-zygote';
 my $CLONE_NEWPID = 0x20000000;
 my $CLONE_NEWUSER = 0x10000000;
 my ($PR_SET_PDEATHSIG, $PR_SET_DUMPABLE) = (1, 4);
-my ($F_GETFL, $F_SETFL, $WNOHANG, $ENOENT, $ENOEXEC, $SIG_SETMASK) = (3, 4, 1, 2, 8, 2); # the same on every ABI below
+my ($F_GETFL, $F_SETFL, $WNOHANG, $ENOENT, $ENOEXEC, $SIG_BLOCK, $SIG_SETMASK, $SIGCHLD) = (3, 4, 1, 2, 8, 0, 2, 17); # the same on every ABI below
 
 # System call numbers of the ABI this perl was built for, told by its own ELF header (class: 1 = 32-bit,
-# 2 = 64-bit; machine): unshare, prctl, setns, exit_group, setsid, dup3, rt_sigprocmask, close, execve, pipe2.
+# 2 = 64-bit; machine): unshare, prctl, setns, exit_group, setsid, dup3, rt_sigprocmask, close, execve, pipe2,
+# signalfd4.
 # close_range is 436 everywhere, and O_CLOEXEC 02000000 on every ABI listed. An ABI not listed (x32, mips, ...)
 # refuses to start: the exec launchers are used instead.
 my %SYSCALLS = (
-  '2:62' => [272, 157, 308, 231, 112, 292, 14, 3, 59, 293],  # x86_64
-  '1:3' => [310, 172, 346, 252, 66, 330, 175, 6, 11, 331],   # i386
-  '2:183' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59],  # aarch64 (the generic table)
-  '2:243' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59],  # riscv64
-  '2:258' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59],  # loongarch64
-  '1:40' => [337, 172, 375, 248, 66, 358, 175, 6, 11, 359],  # arm (EABI)
-  '2:21' => [282, 171, 350, 234, 66, 316, 174, 6, 11, 317],  # ppc64, either endianness
-  '2:22' => [303, 172, 339, 248, 66, 326, 175, 6, 11, 325],  # s390x
+  '2:62' => [272, 157, 308, 231, 112, 292, 14, 3, 59, 293, 289],  # x86_64
+  '1:3' => [310, 172, 346, 252, 66, 330, 175, 6, 11, 331, 327],   # i386
+  '2:183' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59, 74],   # aarch64 (the generic table)
+  '2:243' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59, 74],   # riscv64
+  '2:258' => [97, 167, 268, 94, 157, 24, 135, 57, 221, 59, 74],   # loongarch64
+  '1:40' => [337, 172, 375, 248, 66, 358, 175, 6, 11, 359, 355],  # arm (EABI)
+  '2:21' => [282, 171, 350, 234, 66, 316, 174, 6, 11, 317, 313],  # ppc64, either endianness
+  '2:22' => [303, 172, 339, 248, 66, 326, 175, 6, 11, 325, 322],  # s390x
 );
 my ($SYS_CLOSE_RANGE, $O_CLOEXEC) = (436, 0x80000);
 my ($flags, @rest) = @ARGV;
@@ -66,7 +68,7 @@ my $abi = '';
     $abi = "$class:" . unpack($data == 1 ? 'v' : 'n', substr($h, 18, 2)); # e_machine, in the file's byte order
   }
 }
-my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS, $SYS_EXIT_GROUP, $SYS_SETSID, $SYS_DUP3, $SYS_SIGPROCMASK, $SYS_CLOSE, $SYS_EXECVE, $SYS_PIPE2) = @{ $SYSCALLS{$abi} || [] };
+my ($SYS_UNSHARE, $SYS_PRCTL, $SYS_SETNS, $SYS_EXIT_GROUP, $SYS_SETSID, $SYS_DUP3, $SYS_SIGPROCMASK, $SYS_CLOSE, $SYS_EXECVE, $SYS_PIPE2, $SYS_SIGNALFD4) = @{ $SYSCALLS{$abi} || [] };
 
 # Ends this process at once: no destructors, no buffers flushed (a forked stage must not run the zygote's).
 sub _exit { syscall($SYS_EXIT_GROUP, $_[0] + 0) if defined $SYS_EXIT_GROUP; CORE::exit($_[0]) }
@@ -147,6 +149,7 @@ close($life_w);
 _exit(0) unless die_with_parent();
 nonblocking($life_r);
 _exit(0) if defined(sysread($life_r, my $byte, 1)); # EOF: Z0 died before PDEATHSIG was set
+close($life_r); # from now on PDEATHSIG tells
 syscall($SYS_PRCTL, $PR_SET_DUMPABLE, 1, 0, 0, 0); # entering a user namespace made us undumpable: the server
                                                    # opens our pipe ends through /proc/<zygote>/fd
 open(my $own_ns, '<', '/proc/self/ns/pid') or fatal("/proc/self/ns/pid: $!");
@@ -156,7 +159,7 @@ my $HOST_SELF = readlink('/proc/self') or fatal("/proc/self: $!");
 # The list is read again through one descriptor kept open (a seek to 0 makes the kernel render it anew).
 my $CHILDREN = "/proc/$HOST_SELF/task/$HOST_SELF/children";
 open(my $children, '<', $CHILDREN) or fatal("$CHILDREN is missing (a kernel without CONFIG_PROC_CHILDREN): $!");
-my (%host_pid, %on_host); # pid in Z -> pid on the host, and the host pids, of every child not reaped yet
+my %on_host; # the host pids of every child not reaped yet
 
 sub new_child_on_host {
   sysseek($children, 0, 0) or return;
@@ -168,23 +171,22 @@ sub new_child_on_host {
 
 open(my $DEVNULL, '<', '/dev/null') or fatal("/dev/null: $!"); # the input of a call that is given none
 pipe(my $rep_r, my $rep_w) or fatal("pipe: $!");   # a stage that fails before exec says why (one short line)
-pipe(my $wake_r, my $wake_w) or fatal("pipe: $!"); # SIGCHLD wakes select (self-pipe)
-nonblocking($_) for $rep_r, $wake_r, $wake_w;
-$SIG{CHLD} = sub { syswrite($wake_w, 'x') };
+nonblocking($rep_r);
 $SIG{PIPE} = 'IGNORE';
+# A child's end wakes select through a signalfd: SIGCHLD stays blocked and is read as data, so no signal
+# handler runs (a Perl sub, a self-pipe write and read, an interrupted select: per call, and pages a fork then
+# copies). Every stage starts with an empty mask (reset_signals).
+my $chld_set = pack('L!2', 1 << ($SIGCHLD - 1), 0); # the kernel's sigset: its first 64 bits, as unsigned longs
+syscall($SYS_SIGPROCMASK, $SIG_BLOCK, $chld_set, 0, 8) == 0 or fatal("sigprocmask: $!");
+my $chld_fd = syscall($SYS_SIGNALFD4, -1, $chld_set, 8, $O_NONBLOCK | $O_CLOEXEC);
+fatal("signalfd: $!") if $chld_fd < 0;
+open(my $chld, '<&=', $chld_fd) or fatal("signalfd: $!");
 
-sub errno_name {
-  local $! = $_[0];
-  for my $name (keys %!) { return $name if $!{$name} }
-  return "errno$_[0]";
-}
-
-# The signal state a command starts with: the only dispositions we changed (Node started us with every signal at
-# its default; a handler ends with exec anyway, but an ignored SIGPIPE would be inherited; resetting all of %SIG
-# costs more than the exec), and an empty mask.
+# The signal state a command starts with: the only disposition we changed (Node started us with every signal at
+# its default; an ignored SIGPIPE would be inherited; resetting all of %SIG costs more than the exec), and an
+# empty mask (ours blocks SIGCHLD, which the zygote reads through its signalfd).
 sub reset_signals {
   my ($key) = @_;
-  $SIG{CHLD} = 'DEFAULT';
   $SIG{PIPE} = 'DEFAULT';
   my $empty = pack('x8'); # the kernel's sigset: 64 bits (a variable: syscall() refuses a constant string)
   syscall($SYS_SIGPROCMASK, $SIG_SETMASK, $empty, 0, 8) == 0 or stage_failed($key, 'sigprocmask', $! + 0);
@@ -221,13 +223,16 @@ sub exec_stage {
   exec { $file } $argv0, @args or stage_failed($key, 'exec', $! + 0);
 }
 
-# A stage that could not start says why (one short line) and ends as a command not found does (127).
+# A stage that could not start says why (one short line) and ends as a command not found does (127): the step
+# and the errno as a number (the server names it: Perl's names come from Errno.pm, which with Exporter.pm would
+# add ~280 KB to the heap of the zygote, and so to every fork), or a refusal's words.
 sub stage_failed {
   my ($key, $step, $errno) = @_;
-  syswrite($rep_w, "$key $step " . ($step eq 'refuse' ? $errno : errno_name($errno)) . "\n");
+  syswrite($rep_w, "$key $step $errno\n");
   _exit(127);
 }
 
+# Every child not reaped yet, by its pid in Z: [call id, stage, pid on the host].
 my (%stage_of, %errors, %held, %trial_status);
 my $rep_buf = '';
 
@@ -280,8 +285,7 @@ sub fork_contained {
   return (undef, $why) unless defined $pid;
   my $host = new_child_on_host();
   unless (defined $host) { kill('KILL', $pid); return (undef, "cannot tell the new process's pid on the host") }
-  $stage_of{$pid} = [$id, $i];
-  $host_pid{$pid} = $host;
+  $stage_of{$pid} = [$id, $i, $host];
   $on_host{$host} = 1;
   return $host;
 }
@@ -347,22 +351,17 @@ my $spare_n = 0;
 # allocated and freed in the zygote on every spare, pages a fork then copies. The spare makes handles of its own.
 my $pipe_fds = pack('x8'); # pipe2() writes the two descriptors here (a variable: syscall() writes into it)
 
-sub raw_pipe {
-  syscall($SYS_PIPE2, $pipe_fds, $O_CLOEXEC) == 0 or return;
-  return unpack('i2', $pipe_fds);
-}
-
 sub raw_close { syscall($SYS_CLOSE, $_ + 0) for @_ }
 
 # Closes what the zygote holds for a call or a spare: Perl handles, or bare descriptors (a spare's).
-sub release { ref($_) ? close($_) : raw_close($_) for @_ }
+sub release { ref($_) ? close($_) : syscall($SYS_CLOSE, $_ + 0) for @_ }
 
 sub fork_spare {
   my $sid = 'P' . ++$spare_n;
   my @fds;
   for (1 .. 3) {
-    my @pair = raw_pipe() or do { my $why = "pipe: $!"; raw_close(@fds); return fail($sid, $why) };
-    push @fds, @pair;
+    syscall($SYS_PIPE2, $pipe_fds, $O_CLOEXEC) == 0 or do { my $why = "pipe: $!"; raw_close(@fds); return fail($sid, $why) };
+    push @fds, unpack('i2', $pipe_fds);
   }
   my ($ctl_r, $ctl_w, $out_r, $out_w, $err_r, $err_w) = @fds;
   my ($host, $why) = fork_contained($sid, 0, \&spare_main, $sid, $ctl_r, $out_w, $err_w);
@@ -419,8 +418,8 @@ sub drain_reports {
 sub reap {
   while ((my $k = waitpid(-1, $WNOHANG)) > 0) {
     my $status = $?;
-    delete $on_host{delete $host_pid{$k} // ''};
     my $who = delete $stage_of{$k} or next;
+    delete $on_host{$who->[2]};
     drain_reports() if $status == 127 << 8; # a failed start wrote its line before it exited 127
     my $key = "$who->[0] $who->[1]";
     my $err = delete $errors{$key};
@@ -453,7 +452,7 @@ if ($trial) {
 # front of one growing buffer made perl reallocate (and map anew) a larger buffer on every read.
 my ($in_buf, $chunk, $junk) = ('', '', '');
 my $rin = '';
-vec($rin, fileno($wake_r), 1) = 1;
+vec($rin, fileno($chld), 1) = 1;
 vec($rin, 0, 1) = 1 unless $trial;
 while (1) {
   if ($trial && exists $trial_status{'trial 0'}) {
@@ -475,6 +474,6 @@ while (1) {
     }
     $in_buf = $at < length($in_buf) ? substr($in_buf, $at) : '' if $at;
   }
-  1 while sysread($wake_r, $junk, 4096);
+  1 while sysread($chld, $junk, 4096); # the signals read (128 bytes each); reap() asks the kernel who ended
   reap();
 }

@@ -22,6 +22,20 @@ export function pidsWithCmdline(argv: readonly string[]): number[] {
   return out;
 }
 
+/**
+ * SIGKILLs what a test left behind. A process listed a moment ago may have ended meanwhile (one being torn down
+ * with its namespace was still listed): that one is fine, not an error of the cleanup.
+ */
+export function killAll(pids: Iterable<number>): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+    }
+  }
+}
+
 /** A number unlikely to collide with other tests' sleeps, so survivors can be counted exactly. */
 export function uniqueSeconds(): string {
   return String(3000 + Math.floor(Math.random() * 6000));

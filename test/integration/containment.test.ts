@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeContainment } from '../../src/core/isolation/contain';
-import { pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
+import { killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
 import { FIXTURE_BIN, httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { describeWith } from '../helpers/needs';
 
@@ -37,7 +37,7 @@ async function survivorsOfServerKill(victim: RunningServer, c: Client, fixture: 
   await pending;
   for (let i = 0; i < 40 && sleepers(secs).length > 0; i++) await sleep(50);
   const survivors = sleepers(secs);
-  for (const pid of survivors) process.kill(pid, 'SIGKILL');
+  killAll(survivors);
   return survivors;
 }
 
@@ -63,7 +63,7 @@ describeWith('bubblewrap')(`process containment without a sandbox (${containment
     expect(r.outcome).toBe('ok');
     await sleep(300);
     const survivors = sleepers(secs);
-    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    killAll(survivors);
     expect(survivors).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SettingsLayer } from '../../src/core/config/registry';
 import { mcpClient, startIpcProcess, type IpcProcess } from '../helpers/ipcHost';
-import { pidsWithCmdline, uniqueSeconds } from '../helpers/procs';
+import { killAll, pidsWithCmdline, uniqueSeconds } from '../helpers/procs';
 import { waitFor } from '../helpers/waitFor';
 
 /**
@@ -34,7 +34,7 @@ afterEach(async () => {
   await proc?.close();
   proc = undefined;
   // A failed test must not leave its command behind either.
-  for (const argv of sleeps.splice(0)) for (const pid of pidsWithCmdline(argv)) process.kill(pid, 'SIGKILL');
+  for (const argv of sleeps.splice(0)) killAll(pidsWithCmdline(argv));
   fs.rmSync(base, { recursive: true, force: true });
 });
 

@@ -48,15 +48,7 @@ export function processesIn(root: string): number[] {
   return out;
 }
 
-export function killAll(pids: readonly number[]): void {
-  for (const p of pids) {
-    try {
-      process.kill(p, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-}
+export { killAll } from '../helpers/procs';
 
 /** Polls `probe` until `ok` holds or `ms` pass; returns the last value (the caller asserts on it). */
 export async function waitFor<T>(probe: () => T, ok: (v: T) => boolean, ms: number, every = 50): Promise<T> {

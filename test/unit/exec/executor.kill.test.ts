@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
-import { pidsWithCmdline, uniqueSeconds } from '../../helpers/procs';
+import { killAll, pidsWithCmdline, uniqueSeconds } from '../../helpers/procs';
 import { sh, sleep, stage, survivors, tagged, tempDir } from './helpers';
 
 /** Measured numbers, printed at the end so the report can quote them. */
@@ -115,7 +115,7 @@ describe('executor: nothing outlives a stopped call', () => {
     const r = await ex.run(spec);
     expect(r.outcome).toBe('timeout');
     const left = pidsWithCmdline(['sleep', secs]);
-    for (const pid of left) process.kill(pid, 'SIGKILL');
+    killAll(left);
     expect(left).toEqual([]);
   });
 

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-languageserver/node';
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/approval';
 import type { SettingsLayer } from '../../../src/core/config/settings';
-import { pidsWithCmdline } from '../../helpers/procs';
+import { killAll, pidsWithCmdline } from '../../helpers/procs';
 import { waitFor } from '../../helpers/waitFor';
 import { APPROVE, READY, SETTINGS, START_FAILED, STATUS, type ApproveParams, type ReadyParams, type StatusResult } from '../../../src/shared/protocol';
 
@@ -42,7 +42,7 @@ afterEach(async () => {
     h.rpc.dispose();
   }
   // A failed test must not leave its command behind either.
-  for (const argv of sleeps.splice(0)) for (const pid of pidsOf(argv)) process.kill(pid, 'SIGKILL');
+  for (const argv of sleeps.splice(0)) killAll(pidsOf(argv));
   fs.rmSync(root, { recursive: true, force: true });
 });
 

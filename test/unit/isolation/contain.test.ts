@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
 import { containStage, probeContainment, probeContainmentAsync, workingLaunchers } from '../../../src/core/isolation/contain';
-import { pidsWithCmdline, sleep, uniqueSeconds } from '../../helpers/procs';
+import { killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../../helpers/procs';
 import { FIXTURE_BIN } from '../../helpers/serverProcess';
 import { stage, tagged } from '../exec/helpers';
 
@@ -19,7 +19,7 @@ describe.each(launchers.map((l) => [l.zygote ? 'zygote' : path.basename(l.prefix
     expect(r.outcome).toBe('ok');
     await sleep(200);
     const survivors = pidsWithCmdline(['sleep', secs]);
-    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    killAll(survivors);
     expect(survivors).toEqual([]);
   });
 
@@ -31,7 +31,7 @@ describe.each(launchers.map((l) => [l.zygote ? 'zygote' : path.basename(l.prefix
     expect(r.outcome).toBe('timeout');
     await sleep(200);
     const survivors = pidsWithCmdline(['sleep', secs]);
-    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    killAll(survivors);
     expect(survivors).toEqual([]);
   });
 });

@@ -47,8 +47,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningCommand {
   const startedAt = performance.now();
-  // 24 hex digits, 92 of their bits random: randomUUID draws from a buffered batch of the CSPRNG, where
-  // randomBytes asked the CSPRNG anew on every call.
+  // 24 hex digits, 90 of their bits random (a v4 UUID fixes 6 bits there): randomUUID draws from a buffered
+  // batch of the CSPRNG, where randomBytes asked the CSPRNG anew on every call.
   const runId = randomUUID().replace(/-/g, '').slice(0, 24);
   const stages: Stage[] = [];
   let stopReason: StopReason | undefined;

@@ -111,7 +111,7 @@ export class ZygoteChild extends EventEmitter {
         // The same words Node uses for a failed spawn (`spawn /usr/bin/x ENOENT`), with the errno as `code`.
         // A spare's refusal (the working directory or output file is not the checked one) is said as it is.
         const [step, n] = startError.split(' ');
-        const errno = ERRNO_NAMES.get(n!) ?? `errno ${n}`;
+        const errno = ERRNO_NAMES.get(n!) ?? `errno${n}`;
         const message = step === 'refuse' ? startError.slice(7) : step === 'exec' ? `spawn ${file} ${errno}` : `cannot start ${file}: ${step} ${errno}`;
         const error = Object.assign(new Error(message), { code: step === 'refuse' ? 'EREFUSED' : errno, beforeExec: true });
         this.emit('error', error);

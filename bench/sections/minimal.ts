@@ -107,8 +107,8 @@ function pssKb(pid: number): number {
 
 /**
  * A server's memory with the helper processes it keeps (Guarded Shell's containment zygote, four small Perl
- * processes: Z0, the zygote, its two spares; the minimal server keeps none): its own RSS plus their PSS — what they add, their shared Perl
- * pages counted once between them.
+ * processes: Z0, the zygote, its two spares; the minimal server keeps none): its own RSS plus their PSS — what
+ * they add, their shared Perl pages counted once between them.
  */
 const serverMemKb = (pid: number): number => rssKb(pid) + descendantsOf([pid]).reduce((sum, p) => sum + pssKb(p), 0);
 

@@ -12,11 +12,21 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3', 'zygote'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3', 'zygote', 'kernel-headers'] as const;
 
 /** The programs the argument rules are proven against (each denial shown to be needed by running the real one). */
 export const RULE_PROGRAMS = ['mawk', 'original-awk', 'zip', 'gcc', 'openssl', 'file', 'wget', 'curl', 'dbus-run-session', 'logsave', 'run-parts'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
+
+/**
+ * The kernel's system call tables (linux-libc-dev) the zygote's own table is checked against, by the ABI key
+ * zygote.pl uses (ELF class:machine); an ABI whose header this machine lacks is not checked here.
+ */
+export const KERNEL_HEADERS: Readonly<Record<string, string>> = {
+  '2:62': '/usr/include/x86_64-linux-gnu/asm/unistd_64.h',
+  '1:3': '/usr/include/x86_64-linux-gnu/asm/unistd_32.h',
+  '2:183': '/usr/include/asm-generic/unistd.h',
+};
 
 export interface CapabilityStatus {
   readonly available: boolean;
@@ -36,6 +46,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
   git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
   zygote: { needed: 'the containment zygote suites (each stage forked into its own PID namespace by perl)', install: 'apt-get install perl-base (Linux; root, or a kernel that allows unprivileged user namespaces)' },
+  'kernel-headers': { needed: 'the check of the zygote\'s system call numbers against the kernel\'s own headers', install: 'apt-get install linux-libc-dev' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: 'apt-get install mawk original-awk zip gcc openssl file wget curl dbus-daemon e2fsprogs debianutils' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
@@ -114,6 +125,10 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
       const perl = findPerl();
       if (!perl) return { available: false, reason: 'no perl in /usr/bin, /bin or /usr/local/bin' };
       return zygoteTrialSync(perl) ? { available: true, path: perl } : { available: false, reason: `${perl} cannot start a command in a new PID namespace here` };
+    },
+    'kernel-headers': () => {
+      const found = Object.values(KERNEL_HEADERS).filter((f) => fs.existsSync(f));
+      return found.length ? { available: true, path: found[0]! } : { available: false, reason: `none of ${Object.values(KERNEL_HEADERS).join(', ')} exists` };
     },
     'rule-programs': () => {
       const missing = RULE_PROGRAMS.filter((n) => onPath(n).length === 0);

@@ -7,6 +7,8 @@ import * as vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
 import { launchContained, TRIAL_COMMAND, zygoteArgv, zygoteForTests } from '../../../src/core/exec/zygote/client';
+import { KERNEL_HEADERS } from '../../helpers/capabilities';
+import { skipWithout } from '../../helpers/needs';
 import './zygoteMode';
 import { sh, sleep, stage, survivors, tagged } from './helpers';
 
@@ -102,13 +104,9 @@ describe('containment zygote', () => {
 
   // The system call numbers are a table per ABI in the script: checked here against the kernel's own headers for
   // the ABIs whose headers this machine has (linux-libc-dev); the others come from the kernel's syscall.tbl.
-  const HEADERS: Record<string, string> = {
-    '2:62': '/usr/include/x86_64-linux-gnu/asm/unistd_64.h',
-    '1:3': '/usr/include/x86_64-linux-gnu/asm/unistd_32.h',
-    '2:183': '/usr/include/asm-generic/unistd.h',
-  };
-  const available = Object.entries(HEADERS).filter(([, file]) => fs.existsSync(file));
-  it.skipIf(available.length === 0)('uses the kernel\'s system call numbers for each ABI it knows (checked against the headers here)', () => { // skipped without linux-libc-dev: nothing to check against
+  it('uses the kernel\'s system call numbers for each ABI it knows (checked against the headers here)', (ctx) => {
+    skipWithout(ctx, 'kernel-headers');
+    const available = Object.entries(KERNEL_HEADERS).filter(([, file]) => fs.existsSync(file));
     const script = fs.readFileSync(path.join(__dirname, '../../../src/core/exec/zygote/zygote.pl'), 'utf8');
     const NAMES = ['unshare', 'prctl', 'setns', 'exit_group', 'setsid', 'dup3', 'rt_sigprocmask', 'close', 'execve', 'pipe2', 'signalfd4'];
     for (const [abi, file] of available) {

@@ -27,7 +27,7 @@
 #   X <id> <stage> <wait status> [<step> <errno>]
 #                             a stage ended (wait status as Perl's $?); the step that failed before exec, if any
 # It runs on every fork, so it is kept small: only perl itself (no module: POSIX alone would add 2 MB of
-# heap, Errno 280 KB, every page of which a fork copies the page table entry for); the system
+# heap, Errno ~190 KB, every page of which a fork copies the page table entry for); the system
 # calls Perl has no word for go through syscall() with the numbers of this perl's ABI, and the open() flags
 # come from the server (its Node has them for this machine): --flags O_PATH,O_DIRECTORY,O_NOFOLLOW,O_NONBLOCK,
 # O_APPEND,O_WRONLY. The server starts it with PERLIO=:unix: every handle unbuffered (it only uses sysread and
@@ -225,7 +225,7 @@ sub exec_stage {
 
 # A stage that could not start says why (one short line) and ends as a command not found does (127): the step
 # and the errno as a number (the server names it: Perl's names come from Errno.pm, which with Exporter.pm would
-# add ~280 KB to the heap of the zygote, and so to every fork), or a refusal's words.
+# add ~190 KB to the heap of the zygote, and so to every fork), or a refusal's words.
 sub stage_failed {
   my ($key, $step, $errno) = @_;
   syswrite($rep_w, "$key $step $errno\n");

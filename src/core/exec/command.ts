@@ -8,6 +8,7 @@ import { RUN_MARKER_NAME } from './processes';
 import { holdWorkingDirectory, openStdinFile, openStdoutFile } from './redirects';
 import type { ExecOutcome, ExecResult, ExecSpec, StageStatus } from './types';
 import { launchContained, type ZygoteChild } from './zygote/client';
+import type { OutputStream } from './zygote/pipeReader';
 
 /**
  * One started command (a pipeline of stages). It owns the processes from spawn until every one of them is
@@ -153,7 +154,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
         previousStdout = undefined;
         if (stage.pid === undefined) break;
         wire(stage, i === 0, last);
-        if (!last) previousStdout = stage.child!.stdout ?? undefined;
+        if (!last) previousStdout = (stage.child as ChildProcess).stdout ?? undefined;
       }
     } finally {
       closeHeld();
@@ -232,10 +233,12 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
 
   function wire(stage: Stage, first: boolean, last: boolean): void {
     const child = stage.child!;
-    child.stderr?.on('data', (chunk: Buffer) => stderrCap.push(chunk));
+    const stderr: OutputStream | null = child.stderr;
+    const stdout: OutputStream | null = child.stdout;
+    stderr?.on('data', (chunk: Buffer) => stderrCap.push(chunk));
     // Nobody writes the lifeline; reading it lets its EOF (= every holder gone) be seen.
     (child.stdio[3] as Readable | null | undefined)?.resume();
-    if (last) child.stdout?.on('data', (chunk: Buffer) => stdoutCap.push(chunk));
+    if (last) stdout?.on('data', (chunk: Buffer) => stdoutCap.push(chunk));
     if (first && child.stdin && stdinFd !== undefined) {
       const pump = fs.createReadStream('', { fd: stdinFd, autoClose: true, start: 0 });
       stdinPumped = true;

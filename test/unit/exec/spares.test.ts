@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
-import type * as net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { PipeReader } from '../../../src/core/exec/zygote/pipeReader';
 import { SpareSupply, SPARES, type Spare } from '../../../src/core/exec/zygote/spares';
 
 // The spares' bookkeeping alone (src/core/exec/zygote/spares.ts); the real zygote and its spares are in
@@ -9,7 +9,7 @@ import { SpareSupply, SPARES, type Spare } from '../../../src/core/exec/zygote/s
 
 function spare(n: number): Spare & { closed: () => number } {
   let destroyed = 0;
-  const end = { destroy: () => void destroyed++ } as unknown as net.Socket;
+  const end = { destroy: () => void destroyed++ } as unknown as PipeReader;
   const control = fs.openSync('/dev/null', 'w'); // a real descriptor: the supply closes it
   const controlClosed = () => {
     try {

@@ -216,6 +216,19 @@ describe('containment zygote', () => {
     expect(Number(bytes)).toBe(200_000);
   });
 
+  // A stage's output is read when it has ended, or streamed once it runs on (pipeReader.ts): a command that writes
+  // more than its pipes hold must not wait for a reader that only comes at its end.
+  it('gives a command that writes more than its pipes hold all of its output: on a spare, in a pipeline, with input', async () => {
+    const write = sh('head -c 300000 /dev/zero; head -c 200000 /dev/zero >&2');
+    const onSpare = await ex.run(tagged([write]).spec);
+    const inPipeline = await ex.run(tagged([write, stage('cat')]).spec);
+    const withInput = await ex.run(tagged([sh('cat; head -c 200000 /dev/zero >&2')], { stdin: 'z'.repeat(300_000) }).spec);
+    for (const r of [onSpare, inPipeline, withInput]) {
+      expect(r.outcome).toBe('ok');
+      expect([r.stdoutBytes, r.stderrBytes]).toEqual([300_000, 200_000]);
+    }
+  });
+
   it('hands a stage no descriptor but its stdin, stdout and stderr (no other call\'s pipes, not the zygote\'s channel)', async () => {
     const r = await ex.run(tagged([stage('ls', '-1', '/proc/self/fd')]).spec);
     expect(r.stdout.trim().split('\n')).toEqual(['0', '1', '2', '3']); // 3: the directory ls itself is reading

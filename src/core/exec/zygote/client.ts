@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import { O_PATH } from '../../paths/fdpath';
 import { killLeftoverGroups } from '../kill';
+import { PipeReader } from './pipeReader';
 import { SpareSupply, type Spare } from './spares';
 import ZYGOTE_SCRIPT from './zygote.pl';
 
@@ -53,6 +54,12 @@ function identity(fd: number): string {
 /** How long a call on a spare may run before the spares are topped up beside it. */
 const NEXT_SPARE_MS = 20;
 
+/**
+ * How long a stage may run before its output is streamed (PipeReader): most commands end sooner, and their output
+ * is read at once when they have. A command that fills its pipe before then waits this long once.
+ */
+const STREAM_AFTER_MS = 10;
+
 /** How long the zygote may keep its copies of a finished hand-over's pipe ends when no request follows. */
 const ACK_DELAY_MS = 50;
 
@@ -63,10 +70,12 @@ const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, n]) =
 /**
  * A stage started by the zygote, shaped like the part of ChildProcess the executor uses: `pid` (the stage's
  * process group on the host), its streams, 'exit' (code, signal), then 'close' once its streams closed too, and
- * 'error' when the program could not be started (before exec).
+ * 'error' when the program could not be started (before exec). Its output ends are PipeReaders: read when the
+ * stage has ended, or streamed once it has run for STREAM_AFTER_MS.
  */
 export class ZygoteChild extends EventEmitter {
-  readonly stdio: ReadonlyArray<net.Socket | null>;
+  readonly stdio: ReadonlyArray<net.Socket | PipeReader | null>;
+  private readonly streamTimer: NodeJS.Timeout | undefined;
   private exited = false;
   /** 'exit' was emitted. */
   private reported = false;
@@ -78,8 +87,8 @@ export class ZygoteChild extends EventEmitter {
   constructor(
     readonly pid: number,
     readonly stdin: net.Socket | null,
-    readonly stdout: net.Socket | null,
-    readonly stderr: net.Socket | null,
+    readonly stdout: PipeReader | null,
+    readonly stderr: PipeReader | null,
   ) {
     super();
     this.stdio = [stdin, stdout, stderr];
@@ -91,6 +100,7 @@ export class ZygoteChild extends EventEmitter {
         this.maybeClose();
       });
     }
+    if (stdout || stderr) this.streamTimer = setTimeout(() => this.streamOutput(), STREAM_AFTER_MS).unref();
   }
 
   /**
@@ -105,7 +115,11 @@ export class ZygoteChild extends EventEmitter {
     const sig = startError === undefined ? raw & 127 : 0;
     this.code = sig || startError !== undefined ? null : raw >> 8;
     this.signal = sig ? (SIGNAL_NAMES.get(sig) ?? `SIG${sig}`) : null;
+    clearTimeout(this.streamTimer);
     setImmediate(() => {
+      // Reaped, and everything in its namespace with it: an output still held here is whole in its pipe, unless
+      // a process outside was handed the pipe (then it is streamed from here on).
+      for (const s of [this.stdout, this.stderr]) if (s && !s.drain()) s.attach();
       if (lost) this.emit('error', lost);
       if (startError !== undefined) {
         // The same words Node uses for a failed spawn (`spawn /usr/bin/x ENOENT`), with the errno as `code`.
@@ -120,6 +134,12 @@ export class ZygoteChild extends EventEmitter {
       this.reported = true;
       this.maybeClose();
     });
+  }
+
+  /** The stage runs on: its output is streamed from now on. */
+  private streamOutput(): void {
+    this.stdout?.attach();
+    this.stderr?.attach();
   }
 
   private maybeClose(): void {
@@ -345,7 +365,6 @@ class Zygote {
     const child = new ZygoteChild(spare.pid, null, call.stdout === 'pipe' ? spare.stdout : null, spare.stderr);
     // Output to a file: the spare's end of this pipe closes at its exec.
     if (call.stdout !== 'pipe') spare.stdout.destroy();
-    for (const s of child.stdio) (s as net.Socket | null)?.ref();
     this.order(spare.control, frame([spare.sid, ...fields]));
     this.live.set(spare.sid, { children: [child], files: [call.stages[0]!.file], left: 1 });
     // The spares are topped up once this call's answer is on its way (a turn after the command's 'close': a fork
@@ -363,16 +382,12 @@ class Zygote {
   /** "P <sid> <pid> <ctl> <out> <err>": a spare is ready; its server ends are opened now, off any call's path. */
   private onSpare(sid: string, [pid, ctl, ...outputs]: string[]): void {
     let control: number | undefined;
-    const ends: net.Socket[] = [];
+    const ends: PipeReader[] = [];
     try {
-      // The control pipe is written once, with the order: a bare descriptor (no stream made for one write).
+      // The control pipe is written once, with the order: a bare descriptor (no stream made for one write). The
+      // command's output and errors: bare descriptors too, read when it ends or streamed if it runs on.
       control = this.openFd(ctl!, true);
-      for (const n of outputs) {
-        const socket = this.openEnd(n, false); // the command's output and errors
-        socket.on('error', () => undefined); // a spare that died before its call: its 'X' says so
-        socket.unref(); // an idle spare must not keep the process alive
-        ends.push(socket);
-      }
+      for (const n of outputs) ends.push(new PipeReader(this.openFd(n, false)));
     } catch {
       if (control !== undefined) fs.closeSync(control);
       for (const e of ends) e.destroy();
@@ -382,7 +397,7 @@ class Zygote {
     }
     // With the next request (the "N" after the call that takes this spare, at the latest).
     this.acknowledge(sid, false);
-    const [stdout, stderr] = ends as [net.Socket, net.Socket];
+    const [stdout, stderr] = ends as [PipeReader, PipeReader];
     const spare = { sid, pid: Number(pid), control, stdout, stderr };
     const waited = this.spares.arrived(spare);
     if (waited) waited.resolve([this.startOnSpare(spare, waited.call, waited.fields.slice(2))]);
@@ -392,11 +407,6 @@ class Zygote {
   /** The server's end of a pipe the zygote made, by its descriptor number there (non-blocking). */
   private openFd(n: string, write: boolean): number {
     return fs.openSync(`/proc/${this.zygotePid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
-  }
-
-  /** The same as a stream. */
-  private openEnd(n: string, write: boolean): net.Socket {
-    return new net.Socket({ fd: this.openFd(n, write), readable: !write, writable: write });
   }
 
   /**
@@ -463,20 +473,26 @@ class Zygote {
     const p = this.pending.get(id);
     this.pending.delete(id);
     if (!p) return;
-    const opened: net.Socket[] = [];
-    const open = (n: string | undefined, write: boolean): net.Socket | null => {
+    const opened: Array<net.Socket | PipeReader> = [];
+    const input = (n: string | undefined): net.Socket | null => {
       if (n === undefined || n === '-') return null;
-      const socket = this.openEnd(n, write);
+      const socket = new net.Socket({ fd: this.openFd(n, true), readable: false, writable: true });
       opened.push(socket);
       return socket;
+    };
+    const output = (n: string | undefined): PipeReader | null => {
+      if (n === undefined || n === '-') return null;
+      const reader = new PipeReader(this.openFd(n, false));
+      opened.push(reader);
+      return reader;
     };
     const stagePids = (pids ?? '').split(',').map(Number);
     const errs = (stderr ?? '').split(',');
     let children: ZygoteChild[];
     try {
-      const first = open(stdin, true);
-      const last = open(stdout, false);
-      children = stagePids.map((pid, i) => new ZygoteChild(pid, i === 0 ? first : null, i === stagePids.length - 1 ? last : null, open(errs[i], false)));
+      const first = input(stdin);
+      const last = output(stdout);
+      children = stagePids.map((pid, i) => new ZygoteChild(pid, i === 0 ? first : null, i === stagePids.length - 1 ? last : null, output(errs[i])));
     } catch (e) {
       for (const s of opened) s.destroy();
       killLeftoverGroups(stagePids);

@@ -1,16 +1,17 @@
 import * as fs from 'node:fs';
-import type * as net from 'node:net';
+import type { PipeReader } from './pipeReader';
 
 /**
  * A spare (zygote.pl): its pid on the host (its process group), and the server ends of its pipes: the control
- * pipe's as a bare descriptor (written once, with the order), the command's output and errors as streams.
+ * pipe's as a bare descriptor (written once, with the order), the command's output and errors as readers that
+ * hold bare descriptors until the command ends or runs on.
  */
 export interface Spare {
   readonly sid: string;
   readonly pid: number;
   readonly control: number;
-  readonly stdout: net.Socket;
-  readonly stderr: net.Socket;
+  readonly stdout: PipeReader;
+  readonly stderr: PipeReader;
 }
 
 /**

@@ -293,7 +293,13 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   const done = (async (): Promise<Omit<ExecResult, 'queueMs'>> => {
     await launched; // a stop requested meanwhile is acted on once there are processes to stop
     await attention; // all stages exited, a stop was requested, or a stage failed to spawn
-    const pgids = stages.map((s) => s.pid).filter((p): p is number => p !== undefined);
+    // A zygote's stage that was reported ended is reaped, and its namespace with everything in it: there is
+    // nothing of it to signal, and its pid may be another process's group by now. (An output limit can be passed
+    // after that: a stage that ended within STREAM_AFTER_MS has its output read at its end, zygote/client.ts.)
+    const pgids = stages
+      .filter((s) => zygote === undefined || !s.exited)
+      .map((s) => s.pid)
+      .filter((p): p is number => p !== undefined);
     // The zygote's stages are PID 1 of their namespaces: no default action for a signal sent from outside.
     const inits = zygote !== undefined ? pgids : [];
     const killing = stopReason !== undefined || spawnError !== undefined;

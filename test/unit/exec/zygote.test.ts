@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createExecutor } from '../../../src/core/exec/executor';
 import { launchContained, TRIAL_COMMAND, zygoteArgv, zygoteForTests } from '../../../src/core/exec/zygote/client';
 import { KERNEL_HEADERS } from '../../helpers/capabilities';
@@ -226,6 +226,20 @@ describe('containment zygote', () => {
     for (const r of [onSpare, inPipeline, withInput]) {
       expect(r.outcome).toBe('ok');
       expect([r.stdoutBytes, r.stderrBytes]).toEqual([300_000, 200_000]);
+    }
+  });
+
+  // The output of a stage that ended at once is read after it was reaped: passing the output limit then must not
+  // signal its process group, which is no longer the call's (the pid may be another process's by now).
+  it('cuts the output of a stage that ended before it was read at the limit, and signals no group once it was reaped', async () => {
+    const kill = vi.spyOn(process, 'kill');
+    try {
+      const r = await ex.run(tagged([stage('head', '-c', '50000', '/dev/zero')], { outputLimitBytes: 16_384, outputLimitAction: 'kill' }).spec);
+      expect(r.outcome).toBe('output_limit');
+      expect([r.stdout.length, r.stdoutTruncated]).toEqual([16_384, true]);
+      expect(kill.mock.calls.filter(([pid]) => pid < 0)).toEqual([]);
+    } finally {
+      kill.mockRestore();
     }
   });
 

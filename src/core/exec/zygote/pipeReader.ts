@@ -21,8 +21,8 @@ const scratch = Buffer.allocUnsafe(READ_BYTES);
 const DRAIN_READS = 16;
 
 /**
- * The server's read end of a spare's output pipe (zygote.pl), held as a bare non-blocking descriptor while the
- * command runs, with nothing of it in the event loop. Most commands end within a few milliseconds: their whole
+ * The server's read end of a zygote stage's output or error pipe (zygote.pl; a spare's too), held as a bare
+ * non-blocking descriptor while the command runs, with nothing of it in the event loop. Most commands end within a few milliseconds: their whole
  * output is then read in one go (`drain`, once the zygote has reported the stage reaped, when every writer in its
  * namespace is gone), with no stream made and torn down and no wake-up per chunk and per end of file. A command
  * that runs on is streamed (`attach`): as a net.Socket on the same descriptor, from where the pipe stands. Until

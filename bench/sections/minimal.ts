@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cpuMs, rssKb } from '../../test/helpers/procs';
 import { CLI, REPO } from '../../test/helpers/serverProcess';
 import { probeContainment, workingLaunchers } from '../../src/core/isolation/contain';
 import { descendantsOf } from '../../src/core/exec/processes';
@@ -77,22 +78,6 @@ async function startStdio(kind: Kind, codeCache = true): Promise<{ client: Clien
   const client = new Client({ name: 'guarded-shell-bench', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
-}
-
-/**
- * CPU time a process has used so far, from /proc/<pid>/stat, in ms (10 ms ticks): user + system, and with
- * `reaped` also that of its children it has reaped (cutime + cstime).
- */
-function cpuMs(pid: number, reaped = false): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0);
-  return (ticks * 1000) / 100;
-}
-
-function rssKb(pid: number): number {
-  const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : NaN;
 }
 
 /** Proportional set size: a helper's private pages plus its share of pages it shares (with its own parent). */

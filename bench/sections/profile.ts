@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { SourceMap } from 'node:module';
 import type { Row, SectionResult } from '../report';
 import { echoHello, httpClient, serverArgs } from '../server';
+import { cpuMs } from '../../test/helpers/procs';
 import { startServer } from '../../test/helpers/serverProcess';
 import { round } from '../stats';
 
@@ -113,10 +114,3 @@ export async function profile(repo: string, calls: number): Promise<SectionResul
   };
 }
 
-/** CPU time (user + system) a process has used so far, from /proc/<pid>/stat, in ms. */
-function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[11] = utime, fields[12] = stime (the 14th/15th of the whole line), in clock ticks (100 per second).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}

@@ -293,11 +293,12 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   const done = (async (): Promise<Omit<ExecResult, 'queueMs'>> => {
     await launched; // a stop requested meanwhile is acted on once there are processes to stop
     await attention; // all stages exited, a stop was requested, or a stage failed to spawn
-    // A zygote's stage that was reported ended is reaped, and its namespace with everything in it: there is
-    // nothing of it to signal, and its pid may be another process's group by now. (An output limit can be passed
-    // after that: a stage that ended within STREAM_AFTER_MS has its output read at its end, zygote/client.ts.)
+    // A zygote's stage that was reported reaped is gone, and its namespace with everything in it: there is no group
+    // of it to signal, and its pid may be another process's group by now. (An output limit can be passed after
+    // that: a stage that ended within STREAM_AFTER_MS has its output read at its end, zygote/client.ts.) The run's
+    // marker is still looked for (kill.ts).
     const pgids = stages
-      .filter((s) => zygote === undefined || !s.exited)
+      .filter((s) => zygote === undefined || !(s.child as ZygoteChild | undefined)?.reaped)
       .map((s) => s.pid)
       .filter((p): p is number => p !== undefined);
     // The zygote's stages are PID 1 of their namespaces: no default action for a signal sent from outside.
@@ -309,7 +310,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     if (progress) clearInterval(progress);
 
     if (spawnError !== undefined) await new Promise((resolve) => setImmediate(resolve)); // let 'error' tell why
-    if (killing) {
+    // Nothing to look for when no process of the call ever started (its first stage could not be spawned).
+    if (killing && stages.some((s) => s.pid !== undefined)) {
       await killProcessTrees({ pgids, runId, inits }, spawnError !== undefined ? 0 : opts.killGraceMs, termEmulated);
     } else if (zygote === undefined) {
       // Normal exit: background children (`sleep 300 &`) may still hold the pipes. One signal per group.

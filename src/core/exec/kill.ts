@@ -31,7 +31,9 @@ const SIGKILL_ROUNDS = 5;
 
 export async function killProcessTrees(target: KillTarget, graceMs: number, emulated: TermEmulated = new Set()): Promise<void> {
   const pgids = target.pgids.filter(isSafeTarget);
-  if (pgids.length === 0) return;
+  // No group left to signal (a zygote's stages, once reaped): the run's marker may still find a process outside
+  // them that holds its pipes (started through a service manager, say).
+  if (pgids.length === 0 && !target.runId) return;
   const inits = (target.inits ?? []).filter(isSafeTarget);
   const endInits = (): void => {
     for (const pid of inits) {

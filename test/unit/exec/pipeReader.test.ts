@@ -103,7 +103,19 @@ describe('pipe reader', () => {
     expect(Buffer.concat(p.chunks).length).toBe(1024 * 1024);
   });
 
-  it('gives a writer that keeps the pipe filling (a process outside the namespace) to streaming, not a read loop', async () => {
+  it('reads no more than it is given in one drain, and streams the rest once attached', async () => {
+    const p = pipe();
+    p.write('y'.repeat(60_000));
+    expect(p.reader.drain(16_384)).toBe(false);
+    expect(Buffer.concat(p.chunks).length).toBe(16_384);
+    const closed = closedSoon(p.reader);
+    p.reader.attach();
+    p.endWriter();
+    await closed;
+    expect(Buffer.concat(p.chunks).toString()).toBe('y'.repeat(60_000));
+  });
+
+  it('hands a writer that keeps writing (a process outside the namespace) to streaming: drain returns', async () => {
     const p = pipe();
     const child = spawn('sh', ['-c', 'exec yes > "$0"', p.fifo], { stdio: 'ignore' });
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -119,7 +131,7 @@ describe('pipe reader', () => {
     await exited;
   });
 
-  it('stops reading when a listener destroys it mid-drain (an output limit), and closes once', () => {
+  it('lets a listener destroy it mid-drain (an output limit): closed once, the drain ends there', () => {
     const p = pipe();
     p.reader.on('data', () => p.reader.destroy());
     p.write('a'.repeat(1000));

@@ -232,6 +232,8 @@ describe('containment zygote', () => {
   // The output of a stage that ended at once is read after it was reaped: passing the output limit then must not
   // signal its process group, which is no longer the call's (the pid may be another process's by now).
   it('cuts the output of a stage that ended before it was read at the limit, and signals no group once it was reaped', async () => {
+    // Read only at the stage's end, however late its end is seen on a loaded machine.
+    zygoteForTests().streamAfter(60_000);
     const kill = vi.spyOn(process, 'kill');
     try {
       const r = await ex.run(tagged([stage('head', '-c', '50000', '/dev/zero')], { outputLimitBytes: 16_384, outputLimitAction: 'kill' }).spec);
@@ -240,6 +242,7 @@ describe('containment zygote', () => {
       expect(kill.mock.calls.filter(([pid]) => pid < 0)).toEqual([]);
     } finally {
       kill.mockRestore();
+      zygoteForTests().streamAfter();
     }
   });
 

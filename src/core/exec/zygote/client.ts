@@ -59,6 +59,8 @@ const NEXT_SPARE_MS = 20;
  * is read at once when they have. A command that fills its pipe before then waits this long once.
  */
 const STREAM_AFTER_MS = 10;
+/** STREAM_AFTER_MS, unless a test needs a stage's output to be read only at its end (zygoteForTests). */
+let streamAfterMs = STREAM_AFTER_MS;
 
 /** How long the zygote may keep its copies of a finished hand-over's pipe ends when no request follows. */
 const ACK_DELAY_MS = 50;
@@ -100,7 +102,15 @@ export class ZygoteChild extends EventEmitter {
         this.maybeClose();
       });
     }
-    if (stdout || stderr) this.streamTimer = setTimeout(() => this.streamOutput(), STREAM_AFTER_MS).unref();
+    if (stdout || stderr) this.streamTimer = setTimeout(() => this.streamOutput(), streamAfterMs).unref();
+  }
+
+  /**
+   * The zygote reported the stage reaped (or died, and its namespace, with the stage, with it): nothing of it is
+   * left to signal. Known before 'exit' is emitted, on the next turn.
+   */
+  get reaped(): boolean {
+    return this.exited;
   }
 
   /**
@@ -537,8 +547,12 @@ export async function launchContained(perl: string, call: ZygoteCall): Promise<Z
   return zygote.launch(call);
 }
 
-/** For tests: the running zygote's pid, and a way to kill it (the next call starts a new one). */
-export function zygoteForTests(): { readonly pid: number | undefined; readonly spares: number[]; kill(): void } {
+/**
+ * For tests: the running zygote's pid, a way to kill it (the next call starts a new one), and how long a stage
+ * runs before its output is streamed (`streamAfter(ms)`, for stages started from then on; no argument: the
+ * default again).
+ */
+export function zygoteForTests(): { readonly pid: number | undefined; readonly spares: number[]; kill(): void; streamAfter(ms?: number): void } {
   const z = current?.alive ? (current as unknown as { zygotePid: number; spares: SpareSupply<unknown> }) : undefined;
-  return { pid: z?.zygotePid, spares: z?.spares.pids ?? [], kill: () => current?.stop() };
+  return { pid: z?.zygotePid, spares: z?.spares.pids ?? [], kill: () => current?.stop(), streamAfter: (ms = STREAM_AFTER_MS) => void (streamAfterMs = ms) };
 }

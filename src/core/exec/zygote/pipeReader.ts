@@ -18,7 +18,7 @@ const scratch = Buffer.allocUnsafe(READ_BYTES);
  * keeps it filling (a process outside the namespace that opened the pipe) is streamed instead of holding the
  * event loop in a read loop.
  */
-const DRAIN_READS = 16;
+const DRAIN_BYTES = 1024 * 1024;
 
 /**
  * The server's read end of a zygote stage's output or error pipe (zygote.pl; a spare's too), held as a bare
@@ -46,16 +46,16 @@ export class PipeReader extends EventEmitter implements OutputStream {
   }
 
   /**
-   * Reads what the pipe holds now (up to DRAIN_READS reads). True when it reached the end of the output (the reader
-   * is then closed); false when a writer still holds the pipe (a process outside the stage's namespace was handed
-   * it: EAGAIN, or it writes on), or the output is being streamed already.
+   * Reads what the pipe holds now, up to `maxBytes`. True when it reached the end of the output (the reader is then
+   * closed); false when a writer still holds the pipe (a process outside the stage's namespace was handed it:
+   * EAGAIN, or more than `maxBytes` came), or the output is being streamed already.
    */
-  drain(): boolean {
-    for (let reads = 0; this.fd !== undefined; reads++) {
-      if (reads === DRAIN_READS) return false;
+  drain(maxBytes = DRAIN_BYTES): boolean {
+    for (let read = 0; this.fd !== undefined; ) {
+      if (read >= maxBytes) return false;
       let n: number;
       try {
-        n = fs.readSync(this.fd, scratch, 0, READ_BYTES, null);
+        n = fs.readSync(this.fd, scratch, 0, Math.min(READ_BYTES, maxBytes - read), null);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EAGAIN') return false;
         n = 0; // EIO and the like: no more to read from it
@@ -66,6 +66,7 @@ export class PipeReader extends EventEmitter implements OutputStream {
       }
       // A copy of what was read: a listener may keep the chunk. (A fresh 64 KiB buffer per read, three reads per
       // call, cost more in garbage collection than the stream this replaces.)
+      read += n;
       this.emit('data', Buffer.from(scratch.subarray(0, n))); // a listener may destroy us (an output limit)
     }
     return this.closed;

@@ -148,6 +148,8 @@
   const shown = new Map();
   /** @type {Map<string, any>} */
   const cardData = new Map();
+  /** Rules typed into a card's "Always allow" field, kept while the card is shown again (a rule the host refused). @type {Map<string, string>} */
+  const typedRules = new Map();
   let announceTimer = 0;
 
   function announce(/** @type {string} */ text) {
@@ -163,7 +165,7 @@
     { option: 'once', approved: false, label: 'Deny', key: 'D', className: 'danger', action: 'deny' },
     { option: 'session', approved: true, label: 'Allow for this session', key: 'S', className: 'secondary', action: 'session' },
     { option: 'timed', approved: true, label: 'Allow for 15 minutes', key: 'T', className: 'secondary', action: 'timed' },
-    { option: 'always', approved: true, label: 'Always allow this exact command', key: 'L', className: 'secondary', action: 'always' },
+    { option: 'always', approved: true, label: 'Always allow (rule below)', key: 'L', className: 'secondary', action: 'always' },
   ];
 
   const KIND_TEXT = { edit: 'Edit', write: 'Write', copy: 'Copy', move: 'Move', delete: 'Delete', mkdir: 'Create folder', rmdir: 'Remove folder', undo: 'Undo' };
@@ -224,6 +226,16 @@
     if (cmd.stdoutFile) fact(cmd.stdoutFile.append ? 'stdout appended to' : 'stdout replaces', ltr(cmd.stdoutFile.path, 'path').node, 'redirect');
     const none = cmd.isolation === 'none';
     fact('Isolation', none ? '⚠ none: runs with your own permissions' : cmd.isolation, none ? 'warning' : 'ok');
+    // A program not on the allowlist, and a program that runs any code: said in words before the decision.
+    if (Array.isArray(cmd.notListed) && cmd.notListed.length) {
+      const names = cmd.notListed.map((/** @type {number} */ i) => quoted((cmd.stages[i] || [''])[0]));
+      box.append(el('p', { className: 'notice not-listed', attrs: { role: 'note' } }, el('strong', { text: 'Not on your allowlist: ' }), names.join(', ') + '. Approving runs it this time; "Always allow" saves a rule.'));
+    }
+    for (const r of Array.isArray(cmd.runsAnyCode) ? cmd.runsAnyCode : []) {
+      const p = el('p', { className: 'notice runs-any-code' + (none ? ' warning' : ''), attrs: { role: 'note' } });
+      appendVisible(p, r.note);
+      box.append(p);
+    }
     box.append(facts);
     if (cmd.stdinLines) {
       const pre = el('pre', { className: 'stdin', attrs: { 'aria-label': 'First lines of stdin' } });
@@ -303,8 +315,40 @@
       if (b.approved && !c.options.includes(b.option)) continue;
       buttons.append(el('button', { className: b.className, text: b.label, attrs: { type: 'button', 'aria-keyshortcuts': b.key }, dataset: { action: b.action, key: b.key } }));
     }
-    actions.append(reason, buttons);
+    actions.append(reason);
+    if (c.options.includes('always') && Array.isArray(c.rules) && c.rules.length) actions.append(renderRule(c));
+    actions.append(buttons);
     return actions;
+  }
+
+  /**
+   * The rule "Always allow" saves: the exact line by default, editable, with the offered alternatives one click away
+   * (`git log *`: any further arguments). The host checks that it covers this command before saving it.
+   * @param {any} c
+   */
+  function renderRule(c) {
+    const ruleId = 'rule-' + Math.random().toString(36).slice(2);
+    const input = el('input', { className: 'rule-input', attrs: { id: ruleId, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': ruleId + '-help' } });
+    /** @type {HTMLInputElement} */ (input).value = typedRules.get(c.id) ?? c.rules[0];
+    input.addEventListener('input', () => typedRules.set(c.id, /** @type {HTMLInputElement} */ (input).value));
+    const choices = el('span', { className: 'rule-choices' });
+    for (const r of c.rules) {
+      const b = el('button', { className: 'link rule-choice', attrs: { type: 'button', title: 'Use this rule' }, dataset: { rule: r } });
+      b.append(ltr(r, 'chip').node);
+      b.addEventListener('click', (e) => {
+        e.stopPropagation();
+        /** @type {HTMLInputElement} */ (input).value = r;
+        typedRules.set(c.id, r);
+        input.focus();
+      });
+      choices.append(b);
+    }
+    return el('div', { className: 'rule' },
+      el('label', { text: 'Rule for "Always allow"', attrs: { for: ruleId } }),
+      input,
+      el('p', { className: 'hint', attrs: { id: ruleId + '-help' } }, 'An exact command line, or a prefix ending in " *" for any further arguments. Offered: ', choices),
+      el('p', { className: 'rule-error', attrs: { role: 'alert' } }),
+    );
   }
 
   /**
@@ -449,7 +493,9 @@
     if (!b || (b.approved && !c.options.includes(b.option))) return;
     const input = /** @type {HTMLInputElement|null} */ (card.querySelector('.reason-input'));
     const reason = input ? input.value.trim() : '';
-    post({ type: 'decide', id, approved: b.approved, option: b.option, ...(!b.approved && reason ? { reason } : {}) });
+    const ruleInput = /** @type {HTMLInputElement|null} */ (card.querySelector('.rule-input'));
+    const rule = b.option === 'always' && ruleInput ? ruleInput.value.trim() : '';
+    post({ type: 'decide', id, approved: b.approved, option: b.option, ...(!b.approved && reason ? { reason } : {}), ...(rule ? { rule } : {}) });
     removeCard(id);
     armApproveAll();
     const verb = !b.approved ? 'Denied' : b.option === 'once' ? 'Approved' : b.option === 'session' ? 'Allowed for this session' : b.option === 'timed' ? 'Allowed for 15 minutes' : 'Always allowed';
@@ -602,6 +648,16 @@
       case 'focusTab':
         selectTab(m.tab === 'history' ? 'history' : 'pending', true);
         break;
+      case 'ruleRejected': {
+        // The host kept the card (it is shown again by the 'show' before this): say why, where the rule is typed.
+        const li = shown.get(m.id);
+        const error = li && li.querySelector('.rule-error');
+        if (error) error.textContent = m.why;
+        const input = /** @type {HTMLInputElement|null} */ (li ? li.querySelector('.rule-input') : null);
+        if (input) input.focus();
+        announce('The rule was not saved: ' + m.why);
+        break;
+      }
     }
   }
   // On the web page the host's messages come only from the shim's own stream, never from window.postMessage.

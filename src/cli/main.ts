@@ -1,10 +1,13 @@
+import * as path from 'node:path';
 import { loadConfigFile } from '../core/config/configFile';
+import { RuleFile } from '../core/config/ruleFile';
 import { settingsFromEnvironment } from '../core/config/environment';
 import { resolveSettings } from '../core/config/settings';
 import { isToolError } from '../core/errors';
 import { PolicyError } from '../core/policy';
 import { startStandalone } from '../server/standalone';
 import { unrunnableNote } from '../server/tools/describe';
+import { isolationOutcomeOf } from '../core/isolationState';
 import { connectionHelp } from './connectionHelp';
 import { startFailure, StartError } from './startFailure';
 import { launchLayer } from './transport';
@@ -20,7 +23,9 @@ async function main(argv: readonly string[]): Promise<void> {
   if (flags.version) return void process.stdout.write(VERSION + '\n');
   const fromFile = loadConfigFile(flags.conf, process.cwd());
   const settings = resolveSettings([launchLayer(), fromFile, settingsFromEnvironment(process.env), flags.layer]);
-  const server = await startStandalone(settings, VERSION).catch((e: unknown) => {
+  // "Always allow" rules go to the config file read now, or to the one the next start reads (created then).
+  const ruleFile = new RuleFile({ file: fromFile.configFile ?? path.join(process.cwd(), 'guarded-shell.json'), existed: fromFile.configFile !== undefined });
+  const server = await startStandalone(settings, VERSION, undefined, { ruleFile }).catch((e: unknown) => {
     // A bad setting found while starting (a token file others can read) is a usage error (exit 2), like a flag's.
     if (e instanceof PolicyError) throw e;
     throw new StartError(startFailure(e, settings.server));
@@ -37,9 +42,12 @@ async function main(argv: readonly string[]): Promise<void> {
     err.write(connectionHelp(server.url!, server.token ?? null, settings.policy.root) + '\n');
   }
   // The sandbox probe runs in the background (calls wait for it): its warning follows as soon as it answers.
-  void server.ctx.ready.then(() => server.ctx.isolation.warning && err.write(`guarded-shell: ${server.ctx.isolation.warning}\n`));
-  const never = unrunnableNote(settings.policy);
-  if (never) err.write(`guarded-shell: ${never}\n`);
+  void server.ctx.ready.then(() => {
+    if (server.ctx.isolation.warning) err.write(`guarded-shell: ${server.ctx.isolation.warning}\n`);
+    // Which allowlist entries cannot run depends on the sandbox the probe found.
+    const never = unrunnableNote(settings.policy, isolationOutcomeOf(server.ctx.isolation) === 'sandboxed');
+    if (never) err.write(`guarded-shell: ${never}\n`);
+  });
 
   let stopping = false;
   const stop = (signal: string) => {

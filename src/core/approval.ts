@@ -16,6 +16,10 @@ export interface ApprovalCommand {
   readonly stdinFile?: string;
   readonly stdoutFile?: { readonly path: string; readonly append: boolean };
   readonly isolation: string;
+  /** Stages (indexes into `stages`) whose program is not on the allowlist: the card says so. */
+  readonly notListed?: readonly number[];
+  /** Per stage that runs any code given to it (an interpreter, a workspace program …): one plain sentence. */
+  readonly runsAnyCode?: readonly { readonly stage: number; readonly note: string }[];
 }
 
 /** `undo`: restoring the kept previous content of an earlier change (src/core/files/undo.ts). */
@@ -43,6 +47,11 @@ export interface ApprovalRequest {
   readonly fetch?: { readonly url: string };
   /** Exact command line used for "always allow" / session approvals (argv joined by spaces). */
   readonly key: string;
+  /**
+   * For a command: the rules "Always allow" offers, most specific first (the exact line, then an argv prefix with
+   * a trailing `*`). The person may edit one before saving; it must still cover this request.
+   */
+  readonly rules?: readonly string[];
   /** Who made the call, when the transport knows (the VS Code panel explains a double prompt with it). */
   readonly client?: CallingClient;
 }
@@ -65,6 +74,8 @@ export interface ApprovalDecision {
   /** Who decided: 'user', 'timeout', 'unavailable', 'session-rule', 'elicitation' … */
   readonly by: string;
   readonly option?: ApprovalOption;
+  /** With option `always`: the command rule the person saved (edited or as offered); absent means the exact line. */
+  readonly rule?: string;
 }
 
 /** What an approver may need of the call besides the request itself. */
@@ -96,7 +107,7 @@ export const unavailableApprover: Approver = {
 };
 
 export type GateOutcome =
-  | { readonly allowed: true; readonly approvedBy?: string; readonly option?: ApprovalOption; readonly waitedMs: number }
+  | { readonly allowed: true; readonly approvedBy?: string; readonly option?: ApprovalOption; readonly rule?: string; readonly waitedMs: number }
   | {
       readonly allowed: false;
       readonly code: ErrorCode;
@@ -130,7 +141,7 @@ export async function gate(
   const waitedMs = Date.now() - started;
   // A call cancelled while its card was open must not run because someone clicked Approve a moment later.
   if (signal?.aborted) return { allowed: false, code: 'APPROVAL_DENIED', reason: 'The request was cancelled while waiting for approval.', rule: verdict.rule, waitedMs, deniedBy: 'cancelled' };
-  if (decision.approved) return { allowed: true, approvedBy: decision.by, ...(decision.option && { option: decision.option }), waitedMs };
+  if (decision.approved) return { allowed: true, approvedBy: decision.by, ...(decision.option && { option: decision.option }), ...(decision.rule !== undefined && { rule: decision.rule }), waitedMs };
   const code: ErrorCode = decision.by === 'unavailable' ? 'APPROVAL_UNAVAILABLE' : 'APPROVAL_DENIED';
   const reason = decision.reason
     ? decision.reason
@@ -153,7 +164,7 @@ export function recordDecision(audit: AuditLog, tool: string, requestId: string,
     request_id: requestId,
     result_type: gated.allowed ? 'approved' : 'approval_denied',
     decided_by: decidedBy,
-    ...(gated.allowed ? { option: gated.option ?? 'once' } : { rejection_reason: gated.reason }),
+    ...(gated.allowed ? { option: gated.option ?? 'once', ...(gated.rule !== undefined && { rule: gated.rule }) } : { rejection_reason: gated.reason }),
     approval_ms: gated.waitedMs,
     ...subject,
   });

@@ -11,6 +11,23 @@ export interface RememberedApproval {
 
 export class ApprovalMemory {
   private readonly entries = new Map<string, RememberedApproval>();
+  /**
+   * Command rules saved with "Always allow" while this server runs: the host writes them to the settings (VS Code)
+   * or the config file (standalone); kept here too so the next call does not race that write and its push.
+   */
+  private readonly savedRules = new Set<string>();
+
+  addRule(rule: string): void {
+    this.savedRules.add(rule);
+  }
+
+  removeRule(rule: string): boolean {
+    return this.savedRules.delete(rule);
+  }
+
+  rules(): readonly string[] {
+    return [...this.savedRules];
+  }
   constructor(private readonly now: () => number = Date.now) {}
 
   allowForSession(key: string): void {
@@ -31,12 +48,16 @@ export class ApprovalMemory {
     return true;
   }
 
+  /** Forgets a remembered command line, or a saved rule of that text ("always" revoked in the history). */
   revoke(key: string): boolean {
-    return this.entries.delete(key);
+    const remembered = this.entries.delete(key);
+    const rule = this.savedRules.delete(key);
+    return remembered || rule;
   }
 
   revokeAll(): void {
     this.entries.clear();
+    this.savedRules.clear();
   }
 
   list(): RememberedApproval[] {

@@ -124,6 +124,15 @@ export function modeVerdict(setting: ModeSetting, actions: readonly Action[], wh
   return strictest(verdicts);
 }
 
+/**
+ * What a command NOT on the allowlist gets: a question exactly where the mode asks about commands (a person is
+ * there to say yes, and may save a rule), and a refusal where it does not — readOnly refuses other commands, and
+ * auto asks nobody. Derived from the table, so a mode's meaning stays written once.
+ */
+export function missAnswer(setting: ModeSetting): 'ask' | 'deny' {
+  return modeAnswer(setting, 'command') === 'ask' ? 'ask' : 'deny';
+}
+
 /** The network's verdict for the fetch tool. */
 export function networkVerdict(network: Network): Verdict {
   return NETWORK_TABLE[network].fetch

@@ -8,6 +8,13 @@ import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
 import type { Policy } from '../core/policy';
 
+/** Saved command rules the server keeps itself (standalone): listed, added and removed by a person. */
+export interface RuleStore {
+  list(): readonly string[];
+  save(rule: string): void;
+  remove(rule: string): void;
+}
+
 /**
  * Everything the tools of one server process share, whatever the transport or session: the live policy (swapped
  * whole when settings change), the one executor (so the concurrency limit is global), the audit log, the
@@ -27,6 +34,11 @@ export class ServerContext {
   ready: Promise<void> = Promise.resolve();
   /** Where `editBackup: storage` keeps previous contents (outside the workspace; chosen by the host, never a setting). */
   backups: BackupStore | undefined;
+  /**
+   * Where "Always allow" rules are kept when the server keeps them itself (standalone: the config file). Absent in
+   * VS Code: the extension writes the user setting and pushes the new policy.
+   */
+  rules: RuleStore | undefined;
 
   constructor(
     policy: Policy,
@@ -71,6 +83,7 @@ export class ServerContext {
       audit: this.audit,
       isolation: () => this.isolation,
       memory: this.memory,
+      ...(this.rules && { saveRule: (rule: string) => this.rules!.save(rule) }),
     };
   }
 }

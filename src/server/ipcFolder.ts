@@ -12,6 +12,7 @@ import {
 import { undoChange, UNDO_TOOL } from '../core/files/undo';
 import { startStandalone, type StandaloneServer } from './standalone';
 import { unrunnableNote } from './tools/describe';
+import { isolationOutcomeOf } from '../core/isolationState';
 
 /** Settings the extension may set: exactly the registry's VS Code settings. Transport, host, port and token are this process's choice, never pushed. */
 const PUSHABLE: readonly SettingId[] = VSCODE_SETTING_IDS;
@@ -149,8 +150,11 @@ export class IpcFolder {
       };
       this.log('info', `serving ${ctx.policy.root} at ${url} (mode ${modeLabel(ctx.policy.mode)}, isolation ${ctx.isolation.kind})`);
       if (ready.warning) this.log('warn', ready.warning);
-      const never = unrunnableNote(ctx.policy);
-      if (never) this.log('warn', never);
+      // Which allowlist entries cannot run depends on the sandbox: said once the probe has answered.
+      void ctx.ready.then(() => {
+        const never = unrunnableNote(ctx.policy, isolationOutcomeOf(ctx.isolation) === 'sandboxed');
+        if (never) this.log('warn', never);
+      });
       this.host.notify(READY, ready);
     } catch (e) {
       const message = (e as Error).message;
@@ -184,7 +188,7 @@ export class IpcFolder {
     const mode = modeLabel(settings.policy.mode);
     server.ctx.audit.record({ event: 'server', result_type: 'success', action: 'settings', mode, isolation: isolation.kind });
     this.log('info', `settings applied: mode ${mode}, isolation ${isolation.kind}, ${settings.policy.allowCommands.length} allowed command(s)`);
-    const never = unrunnableNote(settings.policy);
+    const never = unrunnableNote(settings.policy, isolationOutcomeOf(isolation) === 'sandboxed');
     if (never) this.log('warn', never);
     const warning = isolation.denial ?? isolation.warning;
     this.host.notify(POLICY, { folderId: this.id, mode, isolation: isolation.kind, ...(warning && { warning }) } satisfies PolicyParams);
@@ -240,5 +244,7 @@ export function checkedDecision(answer: unknown): ApprovalDecision {
   const by = typeof a.by === 'string' && a.by ? a.by : 'user';
   // Every option the approver may answer with; run.ts remembers session/timed/always ones (an unknown one counts as once).
   const option = (['once', 'session', 'timed', 'always', 'all'] as const).find((o) => o === a.option);
-  return { approved: a.approved === true, by, ...(reason && { reason }), ...(option && { option }) };
+  // The rule of an "always" answer; the server checks it covers the request before keeping it (run.ts alwaysRule).
+  const rule = option === 'always' && typeof a.rule === 'string' && a.rule.length > 0 ? a.rule : undefined;
+  return { approved: a.approved === true, by, ...(reason && { reason }), ...(option && { option }), ...(rule !== undefined && { rule }) };
 }

@@ -12,6 +12,10 @@ import { tokenFromFile } from './tokenFile';
 import { isolationFor, probeOnce } from './isolation';
 import { elicitationApprover } from './approvers/elicitation';
 import { startWebApproval } from './approvers/webApproval';
+import { parsePolicy, type Policy } from '../core/policy';
+import type { RuleFile } from '../core/config/ruleFile';
+import type { RuleStore } from './context';
+import * as fs from 'node:fs';
 
 export interface StandaloneServer {
   readonly ctx: ServerContext;
@@ -31,6 +35,8 @@ export interface StandaloneHooks {
   readonly auditSinks?: readonly AuditSink[];
   /** The folder of the backup store (`editBackup: storage`): VS Code's extension storage. Default: defaultBackupDir. */
   readonly backupDir?: string;
+  /** Where "Always allow" rules are saved (the CLI's config file); absent when the host saves them (VS Code). */
+  readonly ruleFile?: RuleFile;
 }
 
 /**
@@ -56,6 +62,7 @@ export async function startStandalone(
   // nothing ever runs unsandboxed because the probe was not done. A probe that throws leaves commands denied.
   const ctx = new ServerContext(policy, executor, audit, PROBE_PENDING, hooks.approver ?? unavailableApprover, version);
   ctx.backups = new BackupStore(hooks.backupDir ?? defaultBackupDir(policy.root));
+  if (hooks.ruleFile) ctx.rules = ruleStore(ctx, hooks.ruleFile);
   let closed = false;
   ctx.ready = probeOnce().then(
     (probe) => {
@@ -114,5 +121,29 @@ export async function startStandalone(
         audit.record({ event: 'server', result_type: 'success', action: 'stop' });
         audit.close();
       })()),
+  };
+}
+
+/**
+ * Rules saved in the config file and applied at once: the live policy gets the new `autoApprove` list (so the
+ * history lists it and the next call matches it), and a config file the server just created becomes one of its
+ * own files (never writable through a tool, read-only in the sandbox).
+ */
+function ruleStore(ctx: ServerContext, file: RuleFile): RuleStore {
+  const apply = (change: (rules: readonly string[]) => string[]) => {
+    const own = fs.existsSync(file.file) ? fs.realpathSync(file.file) : undefined;
+    const p: Policy = ctx.policy;
+    ctx.setPolicy(parsePolicy({ ...p, autoApprove: change(p.autoApprove), ownFiles: own && !p.ownFiles.includes(own) ? [...p.ownFiles, own] : [...p.ownFiles] }));
+  };
+  return {
+    list: () => ctx.policy.autoApprove,
+    save: (rule) => {
+      file.add(rule);
+      apply((rules) => (rules.includes(rule) ? [...rules] : [...rules, rule]));
+    },
+    remove: (rule) => {
+      file.remove(rule);
+      apply((rules) => rules.filter((r) => r !== rule));
+    },
   };
 }

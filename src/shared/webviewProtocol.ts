@@ -35,6 +35,10 @@ export interface CommandCard {
   readonly stdoutFile?: { readonly path: string; readonly append: boolean };
   /** Sandbox in force ('none' when the command runs with the user's own permissions). */
   readonly isolation: string;
+  /** Stages (indexes) whose program is not on the allowlist. */
+  readonly notListed?: readonly number[];
+  /** Stages that run any code given to them, each with one plain sentence saying so and where. */
+  readonly runsAnyCode?: readonly { readonly stage: number; readonly note: string }[];
 }
 
 export interface ChangeCardData {
@@ -66,6 +70,8 @@ export interface Card {
   readonly fetch?: { readonly url: string };
   /** Which options the host accepts for this card ('always' only for commands). */
   readonly options: readonly ApprovalOption[];
+  /** What "Always allow" offers, most specific first (the exact line, then a prefix rule); the person may edit it. */
+  readonly rules?: readonly string[];
 }
 
 export type HistoryOutcome = 'success' | 'failed' | 'denied' | 'timeout' | 'canceled' | 'output_limit' | 'error' | 'approved' | 'withdrawn';
@@ -125,14 +131,17 @@ export type HostToWebview =
   | { readonly type: 'withdraw'; readonly id: string; readonly why: string }
   | { readonly type: 'history'; readonly entries: readonly HistoryEntry[]; readonly remembered: readonly RememberedEntry[] }
   /** Brings a tab to the front (the "show pending approvals" command). */
-  | { readonly type: 'focusTab'; readonly tab: 'pending' | 'history' };
+  | { readonly type: 'focusTab'; readonly tab: 'pending' | 'history' }
+  /** "Always allow" with a rule the host cannot save for that card (it stays pending): why. */
+  | { readonly type: 'ruleRejected'; readonly id: string; readonly why: string };
 
 // ---------------------------------------------------------------------------------------------------------------
 // webview -> host
 
 export type WebviewToHost =
   | { readonly type: 'ready' }
-  | { readonly type: 'decide'; readonly id: string; readonly approved: boolean; readonly option: ApprovalOption; readonly reason?: string }
+  /** `rule`: with option `always`, the command rule to save (as offered or edited); absent means the exact line. */
+  | { readonly type: 'decide'; readonly id: string; readonly approved: boolean; readonly option: ApprovalOption; readonly reason?: string; readonly rule?: string }
   /** Opens a pending card's change (or a history entry's, by request id) in VS Code's diff editor. */
   | { readonly type: 'openDiff'; readonly id: string }
   /**
@@ -161,6 +170,8 @@ const KINDS: readonly RememberedKind[] = ['session', 'timed', 'always'];
 export const MAX_REASON_LENGTH = 2000;
 const MAX_ID_LENGTH = 200;
 const MAX_KEY_LENGTH = 100_000;
+/** Longest "Always allow" rule accepted from the page (a command line; the key limit applies to exact ones too). */
+export const MAX_RULE_LENGTH = MAX_KEY_LENGTH;
 
 const str = (v: unknown, max: number): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
 
@@ -179,8 +190,10 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
     case 'decide': {
       if (!str(o.id, MAX_ID_LENGTH) || typeof o.approved !== 'boolean' || !OPTIONS.includes(o.option as ApprovalOption)) return undefined;
       if (o.reason !== undefined && typeof o.reason !== 'string') return undefined;
+      // A rule only with "always"; one that is too long or not one line is malformed, never shortened.
+      if (o.rule !== undefined && (o.option !== 'always' || !str(o.rule, MAX_RULE_LENGTH) || /[\r\n\0]/.test(o.rule))) return undefined;
       const reason = typeof o.reason === 'string' ? o.reason.trim().slice(0, MAX_REASON_LENGTH) : '';
-      return { type: 'decide', id: o.id, approved: o.approved, option: o.option as ApprovalOption, ...(reason && { reason }) };
+      return { type: 'decide', id: o.id, approved: o.approved, option: o.option as ApprovalOption, ...(reason && { reason }), ...(typeof o.rule === 'string' && { rule: o.rule }) };
     }
     case 'openDiff':
       return str(o.id, MAX_ID_LENGTH) ? { type: 'openDiff', id: o.id } : undefined;

@@ -34,7 +34,7 @@ function sdkReference(policy: Policy): { server: McpServer; dispose: () => void 
     // no-sandbox note where the limits are), but through the SDK's own tools/list.
     const t = server.registerTool(
       def.name,
-      { title: def.title, description: text.includes('Allowed: ') ? text + isolationNote('none') : text, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(hintsAt(def.annotations, { policy, isolation: 'unsandboxed' })) },
+      { title: def.title, description: text.includes('Allowed: ') ? text + isolationNote('none', policy) : text, inputSchema: acceptNullAsOmitted(def.inputSchema), annotations: nonDefaultHints(hintsAt(def.annotations, { policy, isolation: 'unsandboxed' })) },
       async () => ({ content: [] }),
     );
     t.execution = undefined;

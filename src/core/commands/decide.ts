@@ -1,15 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isToolError, ToolError } from '../errors';
-import { isInside, relativeTo, resolveInside, type ResolvedPath } from '../paths/confine';
+import { relativeTo, resolveInside, type ResolvedPath } from '../paths/confine';
 import { checkChangeable, checkReadable, guardFor } from '../paths/guard';
 import { checkWritable } from '../paths/protected';
 import type { Policy } from '../policy';
 import type { Action } from '../modes';
 import { decidePlanned } from '../pipeline';
-import { allow, deny, type Verdict } from '../verdict';
+import { deny, type Verdict } from '../verdict';
 import { buildChildEnv } from '../exec/env';
-import { checkAllowlist } from './allowlist';
+import { checkListed, missVerdict } from './allowlist';
+import { ruleCoverage, suggestRules } from './commandRules';
+import { delegationOf, delegationVerdict, type Delegation } from './delegation';
 import { judgeCallEnv } from './callEnv';
 import { checkGitLocation, filterDriverNames, locateGitRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
@@ -69,11 +71,21 @@ export interface CommandPlan {
   /** GIT_DIR / GIT_WORK_TREE of the child's environment, which choose the repository like --git-dir/--work-tree. */
   readonly gitEnv: { readonly gitDir?: string; readonly workTree?: string };
   readonly spawnArgv: readonly (readonly string[])[];
+  /** Per stage: how it runs code it is given (an interpreter, a workspace program …), or undefined. */
+  readonly delegations: readonly (Delegation | undefined)[];
 }
 
 export interface DecideContext {
   /** True when a person already allowed this exact command line for the session / a time box. */
   readonly preApproved?: (key: string) => boolean;
+  /** Rules a person saved with "Always allow" in this server's lifetime (before the settings push brings them). */
+  readonly sessionRules?: () => readonly string[];
+  /**
+   * True when the command will run inside a kernel sandbox: then programs that run any code given to them
+   * (delegation.ts) are ordinary allowlistable programs. False or absent: they are refused unless the person
+   * opted in (allowUnsandboxedCode).
+   */
+  readonly sandboxed?: boolean;
   /** The server's environment, from which the child's PATH is chosen (default process.env). */
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
@@ -87,6 +99,10 @@ export interface CheckedCommand {
   /** For the mode table: what the command does. */
   readonly actions: readonly Action[];
   readonly preApproved: boolean;
+  /** Stages (indexes) not on the allowlist that a person is asked about (the card says so). */
+  readonly notListed: readonly number[];
+  /** What "Always allow" offers, most specific first. */
+  readonly suggestedRules: readonly string[];
 }
 
 /**
@@ -95,29 +111,30 @@ export interface CheckedCommand {
  */
 export function checkCommand(request: CommandRequest, policy: Policy, context: DecideContext = {}): CheckedCommand {
   const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
-  const preApproved = policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false);
+  const rules = [...policy.autoApprove, ...(context.sessionRules?.() ?? [])];
   try {
     const { plan, judged, gitLocations } = planCommand(request, policy, context);
+    const coverage = ruleCoverage(rules, plan.parsed, key, context.preApproved);
     const checks: Verdict[] = [];
+    const notListed: number[] = [];
     plan.parsed.stages.forEach((stage, i) => {
-      const listed = checkAllowlist(stage[0]!, policy);
-      checks.push(listed);
-      if (listed.kind === 'allow' && listed.rule === 'allowlist.path-basename') {
-        // `/x/ls` is allowed as "ls" only when it IS the ls the PATH lookup finds (not a copy in /tmp).
-        checks.push(checkSameAsListed(stage[0]!, plan.programs[i], plan.pathEnv, plan.cwd.real));
-      }
-      if (path.isAbsolute(stage[0]!)) checks.push(checkProgramOutsideWorkspace(stage[0]!, policy.root));
-      checks.push(judgeCommand(stage));
       const program = plan.programs[i];
+      const delegation = plan.delegations[i];
+      // First: a program that runs any code needs the sandbox (or the opt-in); that refusal is the one to report.
+      if (delegation) checks.push(delegationVerdict(delegation, { sandboxed: context.sandboxed === true, optedIn: policy.allowUnsandboxedCode }));
+      const listed = checkListed({ stage, program, delegation, readOnly: plan.readOnlyStages[i] === true, coveredByRule: coverage.stages[i] === true, pathEnv: plan.pathEnv, cwd: plan.cwd.real }, policy);
+      if (listed.kind === 'deny' && listed.rule === 'allowlist.not-listed' && program) {
+        // A miss: a question where the mode asks about commands, a refusal (saying where it works) elsewhere.
+        const miss = missVerdict(stage, delegation, policy);
+        if (miss.kind === 'ask') notListed.push(i);
+        checks.push(miss);
+      } else checks.push(listed);
+      // Name sanity and the argument rules by the name as given (a program not found is judged by its name alone).
+      // Delegation was judged above, by every name of the program: the rules judge arguments.
+      checks.push(judgeCommand(stage, { delegationJudged: true }));
       // Not found: nothing to judge by file, and nothing will be spawned (run.ts reports the error).
       if (!program) return;
-      // The real program: the file the PATH lookup found and its realpath (both from this call's lookup) are
-      // judged too, and must not be files the agent could have written.
-      checks.push(checkProgramOutsideWorkspace(program.path, policy.root, program.real));
       checks.push(judged[i]!); // judgeCommand(stage, { aliases: [program.path, program.real] }), judged once in planCommand
-      // The same file as a never-runnable program on the PATH (a hard link or copy-by-link under another name).
-      const twin = forbiddenAliasByIdentity(program.real, plan.pathEnv, (n) => forbiddenCategory(n) !== undefined);
-      if (twin) checks.push(judgeCommand([twin, ...stage.slice(1)]));
       const git = gitLocations[i];
       if (git) {
         const refused = checkGitLocation(git, plan.cwd.real, policy.root);
@@ -141,12 +158,12 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
       const refused = refuseUnlessReadOnly(plan, request.readOnlyOnly);
       if (refused) checks.push(refused);
     }
-    return { key, plan, checks, actions, preApproved };
+    return { key, plan, checks, actions, preApproved: coverage.all, notListed, suggestedRules: suggestRules(plan.parsed, key) };
   } catch (e) {
     const verdict = isToolError(e)
       ? deny(e.code, e.rule ?? 'request.invalid', e.message)
       : deny('BAD_REQUEST', 'request.invalid', `The request could not be understood: ${(e as Error).message}`);
-    return { key, checks: [verdict], actions: [], preApproved };
+    return { key, checks: [verdict], actions: [], preApproved: false, notListed: [], suggestedRules: [] };
   }
 }
 
@@ -211,12 +228,19 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
   const readOnlyStages: boolean[] = [];
   const judged: (Verdict | undefined)[] = [];
   const gitLocations: ReturnType<typeof gitStageLocation>[] = [];
+  const delegations: (Delegation | undefined)[] = [];
   const spawnArgv = parsed.stages.map((stage, i) => {
     const program = programs[i];
     const aliases = program ? [program.path, program.real] : [];
-    const verdict = program ? judgeCommand(stage, { aliases }) : undefined;
+    // The same file as a never-runnable program on the PATH (a hard link or copy-by-link under another name).
+    const twin = program ? forbiddenAliasByIdentity(program.real, childEnv.PATH ?? '', (n) => forbiddenCategory(n) !== undefined) : undefined;
+    const delegation = delegationOf({ stage, ...(program && { program }), root: policy.root, ...(twin && { twin }) });
+    delegations.push(delegation);
+    // Delegation is judged by checkCommand (delegation.ts); the rules here judge the arguments by every name.
+    const verdict = program ? judgeCommand(stage, { aliases, delegationJudged: true }) : undefined;
     judged.push(verdict);
-    let stageReadOnly = verdict !== undefined && isKnownReadOnlyJudged(stage, { aliases }, verdict);
+    // A program that runs any code given to it is never known to be read-only, whatever its arguments.
+    let stageReadOnly = delegation === undefined && verdict !== undefined && isKnownReadOnlyJudged(stage, { aliases }, verdict);
     let gitReadOnly: { filterDrivers: readonly string[] } | undefined;
     const git = program ? gitStageLocation(stage, program, gitEnv) : undefined;
     gitLocations.push(git);
@@ -233,7 +257,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
   const readOnly = readOnlyStages.every(Boolean);
-  const plan = { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
+  const plan = { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv, delegations };
   return { plan, judged, gitLocations };
 }
 
@@ -287,15 +311,6 @@ export function effectiveTimeoutSeconds(requested: number | undefined, policy: P
   return Math.min(requested, policy.maxTimeoutSeconds);
 }
 
-function checkSameAsListed(name: string, program: ResolvedProgram | undefined, pathEnv: string, cwd: string): Verdict {
-  const base = path.basename(name);
-  const listed = resolveProgram(base, { pathEnv, cwd });
-  if (!program || 'notFound' in listed || listed.real !== program.real) {
-    return deny('COMMAND_NOT_ALLOWED', 'allowlist.path-not-the-listed-program', `The program "${name}" is allowed only by its name "${base}", but it is not the file "${base}" names on the PATH${'notFound' in listed ? ' (no such program there)' : ` (${listed.real})`}. Call it as "${base}", or list the path itself.`);
-  }
-  return allow('allowlist.path-is-listed-program');
-}
-
 /** For a git stage (by any of its names), where git will look for its repository; undefined otherwise. */
 function gitStageLocation(stage: readonly string[], program: ResolvedProgram, gitEnv: CommandPlan['gitEnv']): ReturnType<typeof gitLocation> {
   const isGit = [stage[0]!, program.path, program.real].some((n) => /^git(-.*)?$/.test(path.basename(n).replace(/\.exe$/i, '').toLowerCase()));
@@ -308,17 +323,4 @@ function gitStageLocation(stage: readonly string[], program: ResolvedProgram, gi
     ...(loc.gitDir === undefined && gitEnv.gitDir !== undefined && { gitDir: gitEnv.gitDir }),
     ...(loc.workTree === undefined && gitEnv.workTree !== undefined && { workTree: gitEnv.workTree }),
   };
-}
-
-/**
- * A program named by absolute path must not live in the workspace (the agent can write there), nor lead into it.
- * `real`: its realpath when this call's PATH lookup has just taken it (resolve.ts, the same realpath), so the file
- * judged here is the one the alias rules judge.
- */
-function checkProgramOutsideWorkspace(program: string, root: string, real = attempt(() => fs.realpathSync.native(program)) ?? path.resolve(program)): Verdict {
-  // Without `real`: a missing program keeps its resolved name (the spawn fails clearly).
-  if (isInside(root, path.resolve(program)) || isInside(root, real)) {
-    return deny('COMMAND_NOT_ALLOWED', 'allowlist.workspace-program', `The program "${program}" is inside the workspace; only installed programs can run.`);
-  }
-  return allow('allowlist.path-outside-workspace');
 }

@@ -8,7 +8,10 @@ import { guardFor } from '../paths/guard';
 import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
+import { isolationOutcomeOf } from '../isolationState';
+import { parseRule, ruleCoversRequest } from './commandRules';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
+import { delegationNote } from './delegation';
 
 export type CommandOutcome = ExecOutcome | 'denied';
 
@@ -53,6 +56,11 @@ export interface CommandDeps extends GuardedDeps {
   readonly isolation: () => IsolationState;
   readonly memory?: ApprovalMemory;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /**
+   * Keeps a command rule a person saved with "Always allow" where the next start reads it (standalone: the config
+   * file). Absent in VS Code, whose extension writes the user setting itself.
+   */
+  readonly saveRule?: (rule: string) => Promise<void> | void;
 }
 
 export interface CallContext extends GuardedCall {
@@ -82,7 +90,12 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             ...(note.undone && { isolation_note: note.undone }),
           },
     plan: (policy) => {
-      const checked = checkCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false, ...(deps.parentEnv && { parentEnv: deps.parentEnv }) });
+      const checked = checkCommand(request, policy, {
+        preApproved: (key) => deps.memory?.has(key) ?? false,
+        sessionRules: () => deps.memory?.rules() ?? [],
+        sandboxed: isolationOutcomeOf(isolation) === 'sandboxed',
+        ...(deps.parentEnv && { parentEnv: deps.parentEnv }),
+      });
       const checks = [...checked.checks];
       if (isolation.denial) checks.push(deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial));
       let env: Record<string, string> | undefined;
@@ -105,7 +118,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
         request: (verdict, id) => approvalRequest(id, call.tool, verdict, checked, request, isolation.kind),
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
-          if (gated.approvedBy) rememberApproval(deps.memory, checked.key, gated.option);
+          if (gated.approvedBy) await rememberApproval(deps, checked, gated);
           return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated, note);
         },
       };
@@ -182,14 +195,33 @@ function notFound(name: string, why: string | undefined): ExecResult {
 export const TIMED_APPROVAL_MS = 15 * 60 * 1000;
 
 /**
- * "Allow for this session" and "allow for 15 minutes" are remembered for this exact command line. "Always" is
- * written to the user's settings by the host; it is also remembered for the session so the next identical call
- * does not race the settings push.
+ * "Allow for this session" and "allow for 15 minutes" are remembered for this exact command line. "Always" saves a
+ * command rule (the one the person chose, when it covers this request; else the exact line): remembered for the
+ * server's lifetime so the next call does not race the settings push, and kept by `saveRule` where the host does
+ * not write it itself (standalone). A save that fails is reported in the audit log, never blocks the approved call.
  */
-function rememberApproval(memory: ApprovalMemory | undefined, key: string, option: ApprovalOption | undefined): void {
+async function rememberApproval(deps: CommandDeps, checked: CheckedCommand, gated: { option?: ApprovalOption; rule?: string }): Promise<void> {
+  const memory = deps.memory;
   if (!memory) return;
-  if (option === 'session' || option === 'always') memory.allowForSession(key);
-  else if (option === 'timed') memory.allowFor(key, TIMED_APPROVAL_MS);
+  if (gated.option === 'session') memory.allowForSession(checked.key);
+  else if (gated.option === 'timed') memory.allowFor(checked.key, TIMED_APPROVAL_MS);
+  else if (gated.option === 'always') {
+    const rule = alwaysRule(checked, gated.rule);
+    memory.addRule(rule);
+    try {
+      await deps.saveRule?.(rule);
+    } catch (e) {
+      deps.audit.record({ event: 'server', result_type: 'process_error', action: 'save-rule', rule, error: (e as Error).message });
+    }
+  }
+}
+
+/** The rule to keep for "Always": the person's, when it parses and covers the request it approved. */
+export function alwaysRule(checked: Pick<CheckedCommand, 'key' | 'plan'>, chosen: string | undefined): string {
+  if (chosen === undefined || !checked.plan) return checked.key;
+  const parsed = parseRule(chosen);
+  if ('error' in parsed || !ruleCoversRequest(parsed.rule, checked.plan.parsed, checked.key)) return checked.key;
+  return chosen;
 }
 
 function denied(denial: Denial, isolation: string, approvalMs: number): CommandResult {
@@ -220,13 +252,17 @@ function auditSubject(request: CommandRequest, checked: CheckedCommand, policy: 
 
 function approvalRequest(id: string, tool: string, v: Verdict & { kind: 'ask' }, checked: CheckedCommand, request: CommandRequest, isolation: string): ApprovalRequest {
   const plan = checked.plan!;
+  const runsAnyCode = plan.delegations.flatMap((d, stage) => (d ? [{ stage, note: delegationNote(d, isolation) }] : []));
   return {
     id,
     tool,
     rule: v.rule,
     reason: v.reason,
     key: checked.key,
+    rules: checked.suggestedRules,
     command: {
+      ...(checked.notListed.length && { notListed: checked.notListed }),
+      ...(runsAnyCode.length && { runsAnyCode }),
       stages: plan.parsed.stages,
       cwd: plan.cwd.relative,
       ...(request.stdin !== undefined && { stdinPreview: request.stdin.split('\n').slice(0, 20).join('\n') }),

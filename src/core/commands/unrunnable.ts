@@ -7,9 +7,9 @@ import { FORBIDDEN_CATEGORIES, judgeCommand } from './rules';
 import { attempt } from '../attempt';
 
 /**
- * Allowlist entries that can never run: a listed name whose program is never runnable (`bash`, `node`, or
- * `editor` when it resolves to vim), and a pattern every match of which is such a program (the seed's
- * `python[0-9.]*`). The host reports them once at start and leaves them out of what it advertises to the agent.
+ * Allowlist entries that cannot run without a sandbox: a listed name whose program runs any code given to it
+ * (`bash`, `node`, or `editor` when it resolves to vim), and a pattern every match of which is such a program (the
+ * seed's `python[0-9.]*`). With a sandbox (or the person's opt-in) every one of them runs. The host reports them once at start and leaves them out of what it advertises to the agent.
  * Pure apart from reading the PATH directories given.
  */
 export interface UnrunnableEntry {
@@ -26,6 +26,8 @@ export interface UnrunnableOptions {
   readonly pathEnv?: string;
   /** The server's environment (default process.env), for the default PATH. */
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** Programs that run any code may run here (a sandbox is in force, or the person opted in): none is unrunnable. */
+  readonly delegationAllowed?: boolean;
 }
 
 type AllowlistPolicy = Pick<Policy, 'allowCommands' | 'allowPatterns'> & Partial<Pick<Policy, 'childEnvAllowlist' | 'safePath'>>;
@@ -60,6 +62,7 @@ function programsOnPath(pathEnv: string | undefined): string[] {
 
 export function unrunnableAllowlistEntries(policy: AllowlistPolicy, options: UnrunnableOptions = {}): UnrunnableEntry[] {
   const out: UnrunnableEntry[] = [];
+  if (options.delegationAllowed) return out;
   const pathEnv = options.pathEnv ?? childPath(policy, options.parentEnv ?? process.env);
   for (const entry of policy.allowCommands) {
     const why = neverRuns(entry, pathEnv);
@@ -75,7 +78,7 @@ export function unrunnableAllowlistEntries(policy: AllowlistPolicy, options: Unr
     // Stops at the first match that can run (a broad pattern such as `.*` is decided at once).
     if (!matched.some((c) => neverRuns(c, pathEnv) === undefined)) {
       const shown = matched.slice(0, 6).join(', ') + (matched.length > 6 ? ', …' : '');
-      out.push({ entry, kind: 'pattern', reason: `every program it matches can never run (${shown}): shells, interpreters, wrappers and programs with a shell escape are never runnable` });
+      out.push({ entry, kind: 'pattern', reason: `every program it matches runs any code (${shown}): shells, interpreters, wrappers and programs with a shell escape run only inside a sandbox` });
     }
   }
   return out;

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { ISOLATIONS, MODES, NETWORKS } from '../modes';
 import { TOOL_COVERS, TOOL_NAMES } from '../toolNames';
-import { commandName, count, DEFAULT_ALLOW_COMMANDS, envName, nonEmpty, regexSource, seconds, strings } from './values';
+import { commandName, commandRuleText, count, DEFAULT_ALLOW_COMMANDS, envName, nonEmpty, regexSource, seconds, strings } from './values';
 
 /** "writeFile also covers copyFile, …; editFile also covers replaceInFile", from the one table (toolNames.ts). */
 function coversText(name: (tool: string) => string): string {
@@ -186,13 +186,31 @@ export const SETTINGS = {
   },
   allowCommands: {
     target: 'policy', schema: z.array(commandName), default: DEFAULT_ALLOW_COMMANDS,
-    summary: 'command names that may run (replaces the built-in read-mostly list)',
+    summary: 'command names that may run (replaces the built-in read-mostly list); a relative path glob (node_modules/.bin/*, bin/bats) names programs inside the workspace',
     cli: [{ name: '--allow', arg: 'CMD', many: true }],
     env: [{ name: 'ALLOW_COMMANDS', empty: 'value' }, { name: 'ALLOWED_COMMANDS', empty: 'value' }],
     config: [{ key: 'allowed_commands' }],
     vscode: {
       key: 'allowCommands', scope: 'narrow',
-      description: 'Command names (the first argv element) that may run. Each call is further checked by per-command argument rules. When neither this nor `#guardedShell.allowPatterns#` is set, this built-in read-mostly list applies.',
+      description: 'Command names (the first argv element) that may run. Each call is further checked by per-command argument rules. When neither this nor `#guardedShell.allowPatterns#` is set, this built-in read-mostly list applies. An entry with a `/` that is not absolute is a path glob inside the folder (`node_modules/.bin/*`, `bin/bats`, `./install.sh`): programs there run only inside the sandbox (or with `#guardedShell.allowUnsandboxedCode#`). A command not on the list is asked about in the modes that ask (`confirm`, `confirmChanges`), with **Always allow** to save a rule.',
+    },
+  },
+  allowReadOnlyCommands: {
+    target: 'policy', schema: z.array(commandName), default: [],
+    summary: 'programs that may run only in forms known to be read-only (git: status, log, diff, show …); other forms count as not on the allowlist',
+    cli: [{ name: '--allow-read-only', arg: 'CMD', many: true }], config: [{ key: 'allowReadOnlyCommands' }],
+    vscode: {
+      key: 'allowReadOnlyCommands', scope: 'user', default: ['git'],
+      description: 'Programs that may run only in forms known to be read-only (for `git`: `status`, `log`, `diff`, `show`, `branch` … with the hardened read-only configuration). Any other form (`git commit`) counts as not on your allowlist: asked about in `confirm` and `confirmChanges`, refused in `readOnly` and `auto`.',
+    },
+  },
+  allowUnsandboxedCode: {
+    target: 'policy', schema: z.boolean(), default: false,
+    summary: 'let shells, interpreters, package runners (npx, npm exec) and workspace programs run WITHOUT a sandbox, with your own permissions (UNSAFE: any code the agent writes can read your files and keys and reach the network)',
+    cli: [{ name: '--allow-unsandboxed-code', value: true }], config: [{ key: 'allowUnsandboxedCode' }],
+    vscode: {
+      key: 'allowUnsandboxedCode', scope: 'user',
+      description: 'Let shells, interpreters (`python3`, `node`), package runners (`npx`, `npm exec`) and programs inside the folder (`./x.sh`, `node_modules/.bin/*`) run when **no sandbox** is in force. They then run any code the agent gives them with your own permissions: your home folder, SSH keys and tokens, the network. Off: they are refused without a sandbox. With a sandbox they need no opt-in and run inside it.',
     },
   },
   allowPatterns: {
@@ -201,9 +219,11 @@ export const SETTINGS = {
     vscode: { key: 'allowPatterns', scope: 'user', description: 'Regular expressions matched against the **whole** command name (e.g. `make[0-9]*`). Adds to `#guardedShell.allowCommands#`.' },
   },
   autoApprove: {
-    target: 'policy', schema: strings, default: [], summary: 'exact command lines that run without asking',
+    target: 'policy', schema: z.array(commandRuleText), default: [],
+    summary: 'command rules that run without asking and need no allowlist entry: an exact command line, or an argv prefix ending in " *" (npm test *)',
+    cli: [{ name: '--auto-approve', arg: 'RULE', many: true }],
     config: [{ key: 'autoApprove' }],
-    vscode: { key: 'autoApprove', scope: 'user', description: 'Exact command lines (argv joined by single spaces, e.g. `npm test`) that run without asking, in the modes that would ask.' },
+    vscode: { key: 'autoApprove', scope: 'user', description: 'Command rules that run without asking, in the modes that would ask, and need no allowlist entry: an exact command line (argv joined by single spaces, e.g. `npm test`), or an argv prefix ending in ` *` for any further arguments (`git log *`, `npm run test *`). The argument rules and the sandbox still apply. **Always allow** on a card adds one here.' },
   },
   defaultTimeoutSeconds: {
     target: 'policy', schema: seconds, default: 30, summary: 'seconds a command may run when the call names no timeout',
@@ -352,6 +372,17 @@ export function scopeText(scope: VscodeScope): string {
     case 'union': return 'Workspace values are added to yours.';
     case 'narrow': return 'The list itself comes from user settings; a workspace may only **narrow** it (its list is intersected with yours, and your patterns stop applying there).';
   }
+}
+
+/**
+ * How a person sets a setting, for messages that point where it works: the VS Code key and the command-line flag
+ * (or config-file key), e.g. "guardedShell.allowCommands (--allow)".
+ */
+export function settingLabel(id: SettingId): string {
+  const s: SettingSpec = SETTINGS[id];
+  const other = s.cli?.[0]?.name ?? (s.config?.[0] ? `"${s.config[0].key}" in the config file` : undefined);
+  if (!s.vscode) return other ?? id;
+  return `guardedShell.${s.vscode.key}${other ? ` (${other})` : ''}`;
 }
 
 export function expandHome(p: string, home = process.env.HOME ?? ''): string {

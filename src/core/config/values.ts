@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRule } from '../commands/commandRules';
 
 /** Value shapes shared by several settings: each rule is written here once. */
 
@@ -9,11 +10,28 @@ export const DEFAULT_ALLOW_COMMANDS: readonly string[] = Object.freeze([
   'realpath', 'printf', 'sha256sum', 'md5sum',
 ]);
 
+/**
+ * An allowlist entry: a command name, an absolute path, or a workspace-relative path glob (`node_modules/.bin/*`,
+ * `bin/bats`, `./install.sh`): an entry with a `/` that is not absolute names programs inside the workspace, and
+ * only there may `*` and `?` stand.
+ */
+export function isWorkspaceGlobEntry(entry: string): boolean {
+  return entry.includes('/') && !entry.startsWith('/');
+}
+
+/** The glob of a workspace entry as matched against root-relative paths (`./x.sh` is `x.sh`). */
+export function workspaceGlobOf(entry: string): string {
+  return entry.replace(/^(\.\/)+/, '');
+}
+
 export const commandName = z
   .string()
   .min(1, 'a command name cannot be empty')
-  .refine((s) => !/[\s\0;&|<>`$(){}\[\]*?!'"\\]/.test(s), {
-    message: 'a command name cannot contain white space or shell metacharacters',
+  .refine((s) => !/[\s\0;&|<>`$(){}\[\]!'"\\]/.test(s) && (isWorkspaceGlobEntry(s) || !/[*?]/.test(s)), {
+    message: 'a command name cannot contain white space or shell metacharacters ("*" and "?" only in a workspace path such as node_modules/.bin/*)',
+  })
+  .refine((s) => !isWorkspaceGlobEntry(s) || !workspaceGlobOf(s).split('/').some((seg) => seg === '..' || seg === ''), {
+    message: 'a workspace program path is relative to the folder, without ".." or empty segments (e.g. node_modules/.bin/* or bin/bats)',
   });
 
 /**
@@ -40,6 +58,12 @@ export const regexSource = z.string().min(1).refine(
   },
   { message: 'a command pattern must be a valid regular expression without white space or shell metacharacters (a leading ^ and a trailing $ are accepted)' },
 );
+
+/** An `autoApprove` / "Always allow" rule: an exact command line, or an argv prefix ending in a lone `*`. */
+export const commandRuleText = z.string().min(1).superRefine((s, ctx) => {
+  const r = parseRule(s);
+  if ('error' in r) ctx.addIssue({ code: 'custom', message: `not a command rule: ${r.error}` });
+});
 
 export const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
 

@@ -4,6 +4,8 @@ import type { ApprovalMemory } from '../../core/approvalMemory';
 import type { AuditSink } from '../../core/audit';
 import { HistoryStore } from '../../shared/approvalPanel/history';
 import { toCard } from '../../shared/approvalPanel/viewModel';
+import { alwaysRuleProblem } from '../../shared/approvalPanel/alwaysRule';
+import type { RuleStore } from '../context';
 import { batchKindOf, type Card, type HostToWebview, type RememberedEntry, type WebviewToHost } from '../../shared/webviewProtocol';
 
 /**
@@ -21,10 +23,13 @@ interface Pending {
   readonly settle: (d: ApprovalDecision) => void;
 }
 
-/** What the page offers: "session" and "15 minutes" are remembered by the server (ApprovalMemory, commands only);
- * "always" is a VS Code user setting, which a standalone server cannot write, so it is never offered here. */
-export function webOptionsFor(request: ApprovalRequest): ApprovalOption[] {
-  return request.command ? ['once', 'session', 'timed'] : ['once'];
+/**
+ * What the page offers: "session" and "15 minutes" are remembered by the server (ApprovalMemory, commands only);
+ * "always" saves a command rule where the server keeps them (the config file), so only when it has such a store.
+ */
+export function webOptionsFor(request: ApprovalRequest, canSaveRules: boolean): ApprovalOption[] {
+  if (!request.command) return ['once'];
+  return canSaveRules ? ['once', 'session', 'timed', 'always'] : ['once', 'session', 'timed'];
 }
 
 export class WebApprover implements Approver {
@@ -40,6 +45,8 @@ export class WebApprover implements Approver {
     private readonly timeoutMs: () => number,
     /** The server's remembered approvals: listed on the history tab, revocable from there. */
     private readonly memory: ApprovalMemory,
+    /** The saved "Always allow" rules (the config file), when the server keeps them: listed and removable. */
+    private readonly rules?: RuleStore,
   ) {}
 
   approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision> {
@@ -47,7 +54,7 @@ export class WebApprover implements Approver {
     return new Promise((resolve) => {
       const id = randomUUID();
       const base = toCard(request, this.folder, Date.now());
-      const card: Card = { ...base, id, options: webOptionsFor(request), ...(base.change && { change: { ...base.change, canOpenDiff: false } }) };
+      const card: Card = { ...base, id, options: webOptionsFor(request, this.rules !== undefined), ...(base.change && { change: { ...base.change, canOpenDiff: false } }) };
       let done = false;
       const finish = (d: ApprovalDecision, withdrawWhy?: string): void => {
         if (done) return;
@@ -79,7 +86,15 @@ export class WebApprover implements Approver {
         const p = this.pending.get(m.id);
         if (!p) return false;
         if (m.approved && !p.card.options.includes(m.option)) return false;
-        p.settle(m.approved ? { approved: true, by: 'web', option: m.option } : { approved: false, by: 'web', ...(m.reason && { reason: m.reason }) });
+        const rule = m.approved && m.option === 'always' ? (m.rule ?? p.request.key) : undefined;
+        const problem = rule !== undefined ? alwaysRuleProblem(p.request, rule) : undefined;
+        if (problem) {
+          // The card stays; the page hears why (it took the card away when the button was pressed).
+          this.broadcast(this.showMessage());
+          this.broadcast({ type: 'ruleRejected', id: m.id, why: problem });
+          return false;
+        }
+        p.settle(m.approved ? { approved: true, by: 'web', option: m.option, ...(rule !== undefined && { rule }) } : { approved: false, by: 'web', ...(m.reason && { reason: m.reason }) });
         return true;
       }
       case 'approveAll': {
@@ -94,7 +109,15 @@ export class WebApprover implements Approver {
         return any;
       }
       case 'revoke': {
-        const ok = this.memory.revoke(m.key);
+        let ok = this.memory.revoke(m.key);
+        if (m.kind === 'always' && this.rules?.list().includes(m.key)) {
+          try {
+            this.rules.remove(m.key);
+            ok = true;
+          } catch {
+            ok = false; // the config file could not be changed (it says why in the audit of the next start)
+          }
+        }
         this.broadcast(this.historyMessage());
         return ok;
       }
@@ -147,6 +170,7 @@ export class WebApprover implements Approver {
       grantedAt: r.grantedAt,
       ...(r.expiresAt !== undefined && { expiresAt: r.expiresAt }),
     }));
+    for (const rule of this.rules?.list() ?? []) remembered.push({ folder: '', key: rule, kind: 'always', grantedAt: 0 });
     return { type: 'history', entries: this.history.list().map((e) => ({ ...e, hasDiff: false })), remembered };
   }
 

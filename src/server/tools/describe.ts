@@ -4,17 +4,23 @@ import type { Policy } from '../../core/policy';
 
 const unrunnable = new WeakMap<Policy, readonly UnrunnableEntry[]>();
 
-/** Allowlist entries that can never run (`bash`, a pattern that only matches interpreters), once per policy. */
-export function unrunnableEntries(policy: Policy): readonly UnrunnableEntry[] {
-  let found = unrunnable.get(policy);
-  if (!found) unrunnable.set(policy, (found = unrunnableAllowlistEntries(policy)));
+const unrunnableSandboxed = new WeakMap<Policy, readonly UnrunnableEntry[]>();
+
+/**
+ * Allowlist entries that can never run here, once per policy: without a sandbox (and without the person's opt-in)
+ * a shell, an interpreter or a pattern that only matches them; inside a sandbox, none of those.
+ */
+export function unrunnableEntries(policy: Policy, sandboxed = false): readonly UnrunnableEntry[] {
+  const cache = sandboxed ? unrunnableSandboxed : unrunnable;
+  let found = cache.get(policy);
+  if (!found) cache.set(policy, (found = unrunnableAllowlistEntries(policy, { delegationAllowed: sandboxed || policy.allowUnsandboxedCode })));
   return found;
 }
 
 /** One line for the log at start and on a settings change, when the allowlist holds entries that can never run. */
-export function unrunnableNote(policy: Policy): string | undefined {
-  const found = unrunnableEntries(policy);
-  return found.length ? `allowlist entries that can never run (not offered to the agent): ${found.map((u) => `${u.entry} (${u.reason})`).join('; ')}` : undefined;
+export function unrunnableNote(policy: Policy, sandboxed = false): string | undefined {
+  const found = unrunnableEntries(policy, sandboxed);
+  return found.length ? `allowlist entries that cannot run without a sandbox (not offered to the agent; ${'allowUnsandboxedCode'} would run them with your own permissions): ${found.map((u) => `${u.entry} (${u.reason})`).join('; ')}` : undefined;
 }
 
 /**
@@ -22,22 +28,28 @@ export function unrunnableNote(policy: Policy): string | undefined {
  * tools/list goes with every model request. cmdshell says "as shell_execute" when both are offered.
  */
 export function commandLimitsText(policy: Policy): string {
-  const never = new Set(unrunnableEntries(policy).map((u) => u.entry));
-  const runnable = (list: readonly string[]) => list.filter((e) => !never.has(e));
-  const names = runnable(policy.allowCommands).length ? runnable(policy.allowCommands).join(' ') : '(none)';
-  const patterns = runnable(policy.allowPatterns).length ? ` Name patterns: ${runnable(policy.allowPatterns).join(' ')}.` : '';
+  // Every entry is named: whether one that runs any code can run here is the sandbox's sentence (isolationNote).
+  const names = policy.allowCommands.length ? policy.allowCommands.join(' ') : '(none)';
+  const patterns = policy.allowPatterns.length ? ` Name patterns: ${policy.allowPatterns.join(' ')}.` : '';
+  const readOnly = policy.allowReadOnlyCommands.length ? ` Read-only forms only: ${policy.allowReadOnlyCommands.join(' ')}.` : '';
   const output =
     policy.outputLimitAction === 'keep'
       ? `a longer stream keeps its first and last ${Math.floor(policy.outputLimitBytes / 2)} bytes`
       : `a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped`;
   return [
-    `Allowed: ${names}.${patterns}`,
-    'No shells, interpreters or risky options (find -exec …).',
+    `Allowed: ${names}.${patterns}${readOnly}`,
+    'Options that run other programs (find -exec …) are refused.',
     `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s); ${output}. Mode ${modeLabel(policy.mode)}.`,
   ].join(' ');
 }
 
-/** One short sentence for the descriptions when commands run without a sandbox (the details go in the instructions). */
-export function isolationNote(kind: string): string {
-  return kind === 'none' ? " No OS sandbox: commands run with the server's permissions." : '';
+/**
+ * The descriptions' sentence about the sandbox (the details go in the instructions): what runs inside it, or that
+ * there is none and what that refuses.
+ */
+export function isolationNote(kind: string, policy: Pick<Policy, 'allowUnsandboxedCode'>): string {
+  if (kind !== 'none') return ' Commands run inside an OS sandbox; allowlisted interpreters, shells and workspace programs (./x.sh, node_modules/.bin/x) run there too.';
+  return policy.allowUnsandboxedCode
+    ? " No OS sandbox: commands run with the server's permissions, allowlisted interpreters and shells too."
+    : " No OS sandbox: commands run with the server's permissions; interpreters, shells, npx and workspace programs are refused.";
 }

@@ -57,7 +57,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   // cmdshell when it stands alone).
   const describe = (def: ToolDef, policy: Policy) => {
     const text = toolDescription(def, policy);
-    return text.includes('Allowed: ') ? text + isolationNote(ctx.isolation.kind) : text;
+    return text.includes('Allowed: ') ? text + isolationNote(ctx.isolation.kind, policy) : text;
   };
   // Hints per policy and sandbox (annotations.ts): what the client decides its own prompts from.
   const hints = (def: ToolDef, policy: Policy) => nonDefaultHints(hintsAt(def.annotations, hintContext(ctx, policy)));

@@ -31,6 +31,7 @@ export function toCard(request: ApprovalRequest, folder: string, since: number):
     since,
     options: optionsFor(request),
     ...(request.fetch && { fetch: { url: request.fetch.url } }),
+    ...(request.command && request.rules?.length && { rules: [...request.rules] }),
   };
   if (request.command) {
     const c = request.command;
@@ -44,6 +45,8 @@ export function toCard(request: ApprovalRequest, folder: string, since: number):
         ...(stdin && { stdinLines: stdin.slice(0, STDIN_PREVIEW_LINES), stdinMore: stdin.length > STDIN_PREVIEW_LINES }),
         ...(c.stdinFile !== undefined && { stdinFile: c.stdinFile }),
         ...(c.stdoutFile && { stdoutFile: { path: c.stdoutFile.path, append: c.stdoutFile.append } }),
+        ...(c.notListed?.length && { notListed: [...c.notListed] }),
+        ...(c.runsAnyCode?.length && { runsAnyCode: c.runsAnyCode.map((r) => ({ stage: r.stage, note: r.note })) }),
       },
     };
   }

@@ -77,6 +77,11 @@ export interface JudgeOptions {
    * apply (e.g. `editor` -> /usr/bin/vim.basic, `sort2` -> /usr/bin/tar).
    */
   readonly aliases?: readonly string[];
+  /**
+   * The caller has judged delegation itself (commands/delegation.ts: inside a sandbox, or opted in): names of
+   * shells, interpreters and wrappers are not refused here, their arguments are judged as for any program.
+   */
+  readonly delegationJudged?: boolean;
 }
 
 /**
@@ -127,10 +132,10 @@ function judgeGitFamilyName(name: string, args: readonly string[]): Verdict | un
   return undefined;
 }
 
-function judgeOneName(name: string, args: readonly string[]): Verdict | undefined {
+function judgeOneName(name: string, args: readonly string[], delegationJudged: boolean): Verdict | undefined {
   const proc = judgeProcessPath(name);
   if (proc) return proc;
-  const forbidden = judgeForbiddenName(name);
+  const forbidden = delegationJudged ? undefined : judgeForbiddenName(name);
   if (forbidden) return forbidden;
   const git = judgeGitFamilyName(name, args);
   if (git) return git;
@@ -150,7 +155,7 @@ export function judgeCommand(argv: readonly string[], options: JudgeOptions = {}
     const early = judgeName(name) ?? judgeArgumentBytes(args);
     if (early) return early;
     for (const n of namesToJudge(name, options.aliases)) {
-      const v = judgeOneName(n, args);
+      const v = judgeOneName(n, args, options.delegationJudged === true);
       if (v) return v;
     }
     return allow('rules.none');

@@ -11,6 +11,7 @@ import { panelHtml } from '../../../shared/approvalPanel/html';
 import type { UndoResult } from '../../../shared/protocol';
 import { ProposedContentProvider } from './proposedContent';
 import { optionsFor, toCard } from '../../../shared/approvalPanel/viewModel';
+import { alwaysRuleProblem } from '../../../shared/approvalPanel/alwaysRule';
 import { doublePromptNotice } from '../../../shared/approvalPanel/doublePrompt';
 
 const SECTION = 'guardedShell';
@@ -205,9 +206,17 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
           this.options.log?.warn(`approval panel: option "${m.option}" is not offered for ${p.request.tool}; the card stays`);
           return;
         }
-        this.settle(m.id, { approved: true, by: 'user', option: m.option });
+        // "Always allow" saves the rule the person chose (as offered or edited), only when it covers this request.
+        const rule = m.option === 'always' ? (m.rule ?? p.request.key) : undefined;
+        const problem = rule !== undefined ? alwaysRuleProblem(p.request, rule) : undefined;
+        if (problem) {
+          this.postCards(); // the card stays (the page took it away when the button was pressed)
+          this.post({ type: 'ruleRejected', id: m.id, why: problem });
+          return;
+        }
+        this.settle(m.id, { approved: true, by: 'user', option: m.option, ...(rule !== undefined && { rule }) });
         if (m.option === 'session' || m.option === 'timed') this.remembered.grant(p.folder, p.request.key, m.option);
-        if (m.option === 'always') await this.addAlways(p.request.key);
+        if (rule !== undefined) await this.addAlways(rule);
         this.scheduleHistory();
         return;
       }
@@ -256,7 +265,7 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
     this.remembered.setAlways(this.autoApproveList());
   }
 
-  /** "Always allow this exact command": the USER's settings (a workspace cannot loosen the policy). */
+  /** "Always allow": the rule goes to the USER's settings (a workspace cannot loosen the policy). */
   private async addAlways(key: string): Promise<void> {
     const list = this.autoApproveList();
     if (list.includes(key)) return;

@@ -47,9 +47,10 @@ describe('decideCommand: the allowlist', () => {
     expect(decide(['cat', 'in.txt', '|', 'sort', '|', 'wc', '-l']).verdict.kind).toBe('allow');
   });
 
-  it('stops a relative path to a program the agent could have written (./ls)', () => {
-    const { decide } = setup();
-    expect(decide(['./ls']).verdict).toMatchObject({ kind: 'deny', rule: 'allowlist.relative-path' });
+  it('stops a relative path to a program the agent could have written (./ls) when no sandbox is in force', () => {
+    const { s, decide } = setup();
+    fs.writeFileSync(path.join(s.ws, 'ls'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(decide(['./ls']).verdict).toMatchObject({ kind: 'deny', code: 'COMMAND_FORBIDDEN', rule: 'allowlist.workspace-program' });
   });
 
   it('allows an allowed program by its absolute system path', () => {
@@ -273,9 +274,14 @@ describe('decideCommand: modes', () => {
     expect(decide(['touch', 'a'], { preApproved: () => true }).verdict).toMatchObject({ kind: 'deny', code: 'MODE_READ_ONLY' });
   });
 
-  it.each<[Mode]>([['auto'], ['confirm'], ['confirmChanges']])('%s: a remembered approval never overrides a deny (unlisted rm)', (mode) => {
-    const { decide } = setup({ mode, autoApprove: ['rm -rf .'] });
-    expect(decide(['rm', '-rf', '.'], { preApproved: () => true }).verdict).toMatchObject({ kind: 'deny', code: 'COMMAND_NOT_ALLOWED' });
+  it.each<[Mode]>([['auto'], ['confirm'], ['confirmChanges']])('%s: a saved rule or remembered approval never overrides an argument rule (find -delete)', (mode) => {
+    const { decide } = setup({ mode, autoApprove: ['find *', 'find . -delete'] });
+    expect(decide(['find', '.', '-delete'], { preApproved: () => true }).verdict).toMatchObject({ kind: 'deny', code: 'ARGUMENT_FORBIDDEN' });
+  });
+
+  it.each<[Mode]>([['auto'], ['confirm'], ['confirmChanges']])('%s: a saved rule never runs a shell without a sandbox (bash *)', (mode) => {
+    const { decide } = setup({ mode, autoApprove: ['bash *'] });
+    expect(decide(['bash', '-c', 'id'], { preApproved: () => true }).verdict).toMatchObject({ kind: 'deny', code: 'COMMAND_FORBIDDEN', rule: 'forbidden.shell' });
   });
 
   it('a remembered approval never overrides a path escape', () => {

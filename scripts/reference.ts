@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SETTING_IDS, SETTINGS, scopeText, type CliFlag, type ConfigKey, type EnvVariable, type SettingId, type VscodeSetting } from '../src/core/config/registry';
 import { VSCODE_SETTING_IDS, vscodeDefault } from '../src/core/config/vscodeSettings';
-import { ACTION_TEXT, ACTIONS, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS } from '../src/core/modes';
+import { ACTION_TEXT, ACTIONS, missAnswer, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS } from '../src/core/modes';
+import { DELEGATION_EXAMPLES, DELEGATION_KINDS, DELEGATION_TEXT, delegationRule } from '../src/core/commands/delegation';
 import { TOOLS } from '../src/server/tools';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
 import type { Policy } from '../src/core/policy';
@@ -54,7 +55,15 @@ export function tables(): Record<string, string> {
     environment: table(['Variable', 'Meaning', 'Setting', 'Empty value'], env),
     'config-file': table(['Key', 'Meaning', 'Setting', 'Default'], config),
     'vscode-settings': table(['Setting', 'Meaning', 'Default', 'Workspace rule'], vscode),
-    modes: table(['The agent wants to …', ...MODES.map(code)], ACTIONS.map((a) => [ACTION_TEXT[a], ...MODES.map((m) => MODE_TABLE[m][a])])),
+    modes: table(['The agent wants to …', ...MODES.map(code)], [
+      ...ACTIONS.map((a) => [ACTION_TEXT[a], ...MODES.map((m) => MODE_TABLE[m][a])]),
+      ['run a command **not on the allowlist** (the card offers **Always allow** with a rule)', ...MODES.map((m) => missAnswer(m))],
+    ]),
+    delegation: table(['A program that runs any code it is given', 'e.g.', 'with a sandbox', 'without a sandbox'], DELEGATION_KINDS.map((k) => [
+      DELEGATION_TEXT[k].replace(/^an? /, ''), DELEGATION_EXAMPLES[k],
+      k === 'workspace-program' ? 'runs when a path glob lists it (`bin/*`), asked like any command, inside the sandbox' : 'runs when listed, asked like any command, inside the sandbox',
+      'refused (`' + delegationRule(k) + '`), unless `allowUnsandboxedCode` (user scope): then it runs with your own permissions',
+    ])),
     network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
     tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
   };

@@ -29,6 +29,8 @@ export function describeApproval(r: ApprovalRequest, folderName: string): Approv
     if (c.stdoutFile) lines.push(`stdout ${c.stdoutFile.append ? 'appended to' : 'written to (replacing it)'}: ${c.stdoutFile.path}`);
     if (c.stdinPreview !== undefined) lines.push(`stdin:\n${c.stdinPreview}`);
     lines.push(`Isolation: ${c.isolation === 'none' ? 'none (runs with your permissions)' : c.isolation}`);
+    if (c.notListed?.length) lines.push(`Not on your allowlist: ${c.notListed.map((i) => JSON.stringify(c.stages[i]?.[0] ?? '')).join(', ')}`);
+    for (const r of c.runsAnyCode ?? []) lines.push(r.note);
   }
   if (r.change) {
     lines.push(`Change (${r.change.kind}): ${r.change.files.join(' -> ')}`);

@@ -26,6 +26,8 @@ export interface StartOptions {
   readonly nodeFlags?: readonly string[];
   /** Run the server as this user and group (the test runs as root): the unprivileged paths. */
   readonly user?: { readonly uid: number; readonly gid: number };
+  /** The server process's working directory (where it looks for guarded-shell.json); default: the test's. */
+  readonly cwd?: string;
 }
 
 /** Starts the real CLI (dist/cli.js) on a free port and waits until it prints its endpoint. */
@@ -34,6 +36,7 @@ export async function startServer(args: readonly string[], env: NodeJS.ProcessEn
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.user && { uid: options.user.uid, gid: options.user.gid }),
+    ...(options.cwd && { cwd: options.cwd }),
   });
   let err = '';
   let out = '';

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -79,12 +80,43 @@ const EFFECTS: Record<string, Effect> = {
     check: async (h) => expect(sc(await run(h, ['ls'])).outcome).toBe('ok'),
   },
   autoApprove: {
-    settings: { mode: { globalValue: 'confirm' }, autoApprove: { globalValue: ['echo approved'] } },
+    settings: { mode: { globalValue: 'confirm' }, autoApprove: { globalValue: ['echo approved', 'seq 3 *', 'date +%Y *'] } },
     check: async (h) => {
       expect(sc(await run(h, ['echo', 'approved'])).outcome).toBe('ok');
+      expect(sc(await run(h, ['seq', '3', '5'])).outcome).toBe('ok'); // a prefix rule
+      // A rule also lists what it covers: `date` is not on the allowlist, yet this form runs without a card.
+      expect(sc(await run(h, ['date', '+%Y'])).outcome).toBe('ok');
       expect(h.approvals).toHaveLength(0);
       expect(sc(await run(h, ['echo', 'other'])).denial.code).toBe('APPROVAL_DENIED');
       expect(h.approvals).toHaveLength(1);
+      // Not covered and not listed: a question saying so (the host answers no).
+      expect(sc(await run(h, ['date', '-u'])).denial.code).toBe('APPROVAL_DENIED');
+      expect(h.approvals).toHaveLength(2);
+      expect(h.approvals[1]!.request).toMatchObject({ rule: 'allowlist.miss', command: { notListed: [0] } });
+    },
+  },
+  allowReadOnlyCommands: {
+    settings: { allowReadOnlyCommands: { globalValue: ['git'] } },
+    check: async (h, ws) => {
+      fs.rmSync(path.join(ws, '.git'), { recursive: true });
+      execFileSync('git', ['init', '-q'], { cwd: ws });
+      expect(sc(await run(h, ['git', 'status', '--short'])).outcome).toBe('ok');
+      // Not a read-only form, and auto asks nobody: refused, naming the setting.
+      const r = sc(await run(h, ['git', 'branch', 'new-branch']));
+      expect(r.denial.code).toBe('COMMAND_NOT_ALLOWED');
+      expect(r.denial.message).toContain('guardedShell.allowReadOnlyCommands');
+    },
+  },
+  allowUnsandboxedCode: {
+    settings: { allowCommands: { globalValue: [...COMMANDS, 'python3'] }, allowUnsandboxedCode: { globalValue: true } },
+    check: async (h) => {
+      expect(sc(await run(h, ['python3', '-c', 'print(6*7)'])).stdout).toBe('42\n');
+      // A cloned repository cannot turn it on: the user's false holds against a workspace true.
+      await h.push(settingsFromVscode({ ...BASE, allowCommands: { globalValue: [...COMMANDS, 'python3'] }, allowUnsandboxedCode: { globalValue: false, workspaceValue: true } }).layer);
+      const r = sc(await run(h, ['python3', '-c', 'print(6*7)']));
+      expect(r.denial).toMatchObject({ code: 'COMMAND_FORBIDDEN', rule: 'forbidden.interpreter' });
+      await h.push(settingsFromVscode({ ...BASE, allowCommands: { globalValue: [...COMMANDS, 'python3'] }, allowUnsandboxedCode: { workspaceValue: true } }).layer);
+      expect(sc(await run(h, ['python3', '-c', 'print(6*7)'])).denial.code).toBe('COMMAND_FORBIDDEN');
     },
   },
   'timeout.default': {

@@ -26,6 +26,8 @@ let server: RunningServer;
 let pageUrl: string;
 let origin: string;
 let secret: string;
+let ws: string;
+let serverCwd: string;
 const pages: Page[] = [];
 
 function workspace(): string {
@@ -41,7 +43,11 @@ function approvalLink(s: RunningServer): string {
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  server = await startServer(['--cwd', workspace(), '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'confirm', '--allow', 'echo', '--approver', 'web']);
+  ws = workspace();
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'a\n');
+  // The server's own folder: where "Always allow" creates guarded-shell.json (never the repository running the tests).
+  serverCwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-page-cwd-')));
+  server = await startServer(['--cwd', ws, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'confirm', '--allow', 'echo', '--approver', 'web'], {}, { cwd: serverCwd });
   pageUrl = approvalLink(server);
   origin = new URL(pageUrl).origin;
   secret = new URL(pageUrl).hash.slice('#s='.length);
@@ -100,9 +106,9 @@ describe('standalone approval page in Chromium (--approver web)', () => {
       }),
     );
     expect(chips).toEqual(['echo', 'from·the·page', '<b>x</b>']);
-    // "Always" is a VS Code user setting: not offered here. Session and 15 minutes are (the server remembers them).
-    expect(await card.locator('.buttons button').allTextContents()).toEqual(['Approve', 'Deny', 'Allow for this session', 'Allow for 15 minutes']);
-    expect(await page.locator('#keys-hint').textContent()).toBe('Keys inside a card: A approve, D deny, R reason, S this session, T 15 minutes.');
+    // Session and 15 minutes are remembered by the server; "Always" saves a rule to the config file.
+    expect(await card.locator('.buttons button').allTextContents()).toEqual(['Approve', 'Deny', 'Allow for this session', 'Allow for 15 minutes', 'Always allow (rule below)']);
+    expect(await page.locator('#keys-hint').textContent()).toBe('Keys inside a card: A approve, D deny, R reason, S this session, T 15 minutes, L always.');
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
     const s = structured(await call);
     expect(s.outcome).toBe('ok');
@@ -114,6 +120,32 @@ describe('standalone approval page in Chromium (--approver web)', () => {
     const row = page.locator('table.history tbody tr').filter({ hasText: 'from the page' });
     await expect.poll(() => row.locator('td.outcome').textContent()).toBe('Succeeded');
     expect((page as unknown as { violations: string[] }).violations).toEqual([]);
+    await client.close();
+  });
+
+  it('a command not on the allowlist is a card; Always allow with an edited rule saves it, the next match runs without a card', async () => {
+    const page = await open(pageUrl);
+    const client = await httpClient(server.url);
+    const call = client.callTool({ name: 'shell_execute', arguments: { command: ['wc', '-c', 'a.txt'] } });
+    const card = await armedCard(page);
+    expect(await card.locator('.notice.not-listed').textContent()).toContain('Not on your allowlist: "wc"');
+    expect(await card.getByLabel('Rule for "Always allow"').inputValue()).toBe('wc -c a.txt');
+    await card.getByLabel('Rule for "Always allow"').fill('wc -c *');
+    await card.getByRole('button', { name: 'Always allow (rule below)' }).click();
+    expect(structured(await call).stdout).toBe('2 a.txt\n');
+    expect(JSON.parse(fs.readFileSync(path.join(serverCwd, 'guarded-shell.json'), 'utf8'))).toEqual({ autoApprove: ['wc -c *'] });
+    // Covered by the rule: no card. Not covered: a card again.
+    expect(structured(await client.callTool({ name: 'shell_execute', arguments: { command: ['wc', '-c', 'a.txt', 'a.txt'] } })).outcome).toBe('ok');
+    const other = client.callTool({ name: 'shell_execute', arguments: { command: ['wc', '-l', 'a.txt'] } });
+    const again = await armedCard(page);
+    expect(await again.locator('.argv li').first().textContent()).toContain('wc');
+    await again.getByRole('button', { name: 'Deny' }).click();
+    expect(structured(await other).denial.code).toBe('APPROVAL_DENIED');
+    // The history lists the rule; Revoke removes it from the file.
+    await page.getByRole('tab', { name: 'History' }).click();
+    const revoke = page.locator('li', { hasText: 'wc -c *' }).getByRole('button', { name: /Revoke/ });
+    await revoke.click();
+    await expect.poll(() => JSON.parse(fs.readFileSync(path.join(serverCwd, 'guarded-shell.json'), 'utf8'))).toEqual({ autoApprove: [] });
     await client.close();
   });
 

@@ -241,7 +241,7 @@ describe('approval panel in Chromium: decisions', () => {
     await click('b2', 'Deny');
     await click('b3', 'Allow for this session');
     await click('b4', 'Allow for 15 minutes');
-    await click('b5', 'Always allow this exact command');
+    await click('b5', 'Always allow (rule below)');
     expect(await panel.take()).toEqual([
       { type: 'decide', id: 'b1', approved: true, option: 'once' },
       { type: 'decide', id: 'b2', approved: false, option: 'once', reason: 'not on a Friday' },
@@ -251,6 +251,50 @@ describe('approval panel in Chromium: decisions', () => {
     ]);
     expect(await panel.page.locator('li.card').count()).toBe(0);
     expect(await panel.page.isVisible('#empty')).toBe(true);
+  });
+
+  it('a command not on the allowlist says so; "Always allow" posts the rule as offered, chosen or edited', async () => {
+    panel = await openPanel(browser);
+    const miss = (id: string): ApprovalRequest => ({
+      ...commandRequest(id, [['bin/bats', '--tap', 'test']], {
+        notListed: [0],
+        runsAnyCode: [{ stage: 0, note: '"bin/bats" is a program inside the workspace, which the agent can write: it runs any code, inside the sandbox (bwrap).' }],
+      }),
+      rule: 'allowlist.miss',
+      reason: 'Not on your allowlist: the workspace program "bin/bats" is not on your allowlist.',
+      key: 'bin/bats --tap test',
+      rules: ['bin/bats --tap test', 'bin/bats *'],
+    });
+    await panel.send({ type: 'show', cards: [card(miss('m1')), card(miss('m2')), card(miss('m3'))] });
+    await panel.page.waitForSelector('li.card[data-id="m3"]');
+    await panel.armed();
+    await panel.take();
+    const m1 = panel.page.locator('li.card[data-id="m1"]');
+    expect(await m1.locator('.notice.not-listed').textContent()).toBe('Not on your allowlist: "bin/bats". Approving runs it this time; "Always allow" saves a rule.');
+    expect(await m1.locator('.notice.runs-any-code').textContent()).toContain('runs any code, inside the sandbox');
+    expect(await m1.getByLabel('Rule for "Always allow"').inputValue()).toBe('bin/bats --tap test');
+    // As offered (the exact line), one of the offers, and edited by hand.
+    await m1.getByRole('button', { name: 'Always allow (rule below)' }).click();
+    const m2 = panel.page.locator('li.card[data-id="m2"]');
+    await panel.armed();
+    await m2.getByRole('button', { name: '"bin/bats" "*"' }).click();
+    expect(await m2.getByLabel('Rule for "Always allow"').inputValue()).toBe('bin/bats *');
+    await m2.getByRole('button', { name: 'Always allow (rule below)' }).click();
+    const m3 = panel.page.locator('li.card[data-id="m3"]');
+    await panel.armed();
+    await m3.getByLabel('Rule for "Always allow"').fill('bin/bats --tap *');
+    await m3.getByRole('button', { name: 'Always allow (rule below)' }).click();
+    expect(await panel.take()).toEqual([
+      { type: 'decide', id: 'm1', approved: true, option: 'always', rule: 'bin/bats --tap test' },
+      { type: 'decide', id: 'm2', approved: true, option: 'always', rule: 'bin/bats *' },
+      { type: 'decide', id: 'm3', approved: true, option: 'always', rule: 'bin/bats --tap *' },
+    ]);
+    // The host refuses a rule that does not cover the command: the card comes back, keeps what was typed, says why.
+    await panel.send({ type: 'show', cards: [card(miss('m3'))] });
+    await panel.send({ type: 'ruleRejected', id: 'm3', why: '"npm *" does not cover this command' });
+    const back = panel.page.locator('li.card[data-id="m3"]');
+    expect(await back.locator('.rule-error').textContent()).toBe('"npm *" does not cover this command');
+    expect(await back.getByLabel('Rule for "Always allow"').inputValue()).toBe('bin/bats --tap *');
   });
 
   it('batch approval is per kind and lists what it covers before it acts; a card arriving meanwhile is not included', async () => {

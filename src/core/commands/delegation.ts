@@ -41,6 +41,18 @@ export const DELEGATION_TEXT: Readonly<Record<DelegationKind, string>> = {
   'workspace-program': 'a program inside the workspace, which the agent can write',
 };
 
+/** Examples per kind, for the docs' boundary table (scripts/reference.ts). */
+export const DELEGATION_EXAMPLES: Readonly<Record<DelegationKind, string>> = {
+  shell: '`bash script.sh`, `sh -c …`',
+  interpreter: '`python3 -m pytest`, `python3 -m venv .venv`, `node -e …`',
+  wrapper: '`npx ava`, `env X=1 make`, `timeout 60 make test`, `xargs`',
+  'shell-escape': '`less`, `vim`, `ssh`, `psql`',
+  'package-runner': '`npm exec -- ava` / `npm x` (as `npx`), `pnpm dlx`, `uv run`, `poetry run`',
+  'workspace-program': '`./install.sh`, `bin/bats`, `node_modules/.bin/ava`, `.venv/bin/pytest`',
+};
+
+export const DELEGATION_KINDS = Object.keys(DELEGATION_TEXT) as DelegationKind[];
+
 /**
  * Subcommands of package managers that run a named package or any command. Everything NOT in `known` is treated
  * as a runner: npm expands abbreviations (`npm exe` is `npm exec`), pnpm and yarn run an unknown word as a

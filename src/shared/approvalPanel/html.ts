@@ -54,7 +54,7 @@ ${o.hostStyle ? `<link rel="stylesheet" href="${attr(o.hostStyle)}">\n` : ''}<li
     <div class="toolbar">
       <button type="button" id="approve-commands" class="secondary" disabled hidden>Approve all commands…</button>
       <button type="button" id="approve-changes" class="secondary" disabled hidden>Approve all file changes…</button>
-      <p class="hint" id="keys-hint">Keys inside a card: <kbd>A</kbd> approve, <kbd>D</kbd> deny, <kbd>R</kbd> reason, <kbd>S</kbd> this session, <kbd>T</kbd> 15 minutes${o.hostScript ? '' : ', <kbd>L</kbd> always, <kbd>O</kbd> open diff'}.</p>
+      <p class="hint" id="keys-hint">Keys inside a card: <kbd>A</kbd> approve, <kbd>D</kbd> deny, <kbd>R</kbd> reason, <kbd>S</kbd> this session, <kbd>T</kbd> 15 minutes, <kbd>L</kbd> always${o.hostScript ? '' : ', <kbd>O</kbd> open diff'}.</p>
     </div>
     <div id="notice" class="batch" role="note" aria-labelledby="notice-title" hidden></div>
     <div id="batch-confirm" class="batch" role="region" aria-labelledby="batch-title" tabindex="-1" hidden>

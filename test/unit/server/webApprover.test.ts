@@ -39,7 +39,26 @@ describe('WebApprover', () => {
     expect(await p).toEqual({ approved: true, by: 'web', option: 'once' });
   });
 
-  it('refuses an option it did not offer (no "always" outside VS Code; only "once" for a file change)', async () => {
+  it('offers "always" only with a rule store, and saves only a rule that covers the command', async () => {
+    const saved: string[] = [];
+    const approver = new WebApprover('ws', () => 60_000, new ApprovalMemory(), { list: () => saved, save: (r) => void saved.push(r), remove: () => undefined });
+    const seen: HostToWebview[] = [];
+    approver.subscribe((m) => seen.push(m));
+    const p = approver.approve({ ...command('1', ['git', 'log', '-5']), rules: ['git log -5', 'git log *'] });
+    const shows = () => seen.filter((m): m is Extract<HostToWebview, { type: 'show' }> => m.type === 'show');
+    const [c] = shows().at(-1)!.cards;
+    expect(c!.options).toEqual(['once', 'session', 'timed', 'always']);
+    expect(c!.rules).toEqual(['git log -5', 'git log *']);
+    // A rule that does not cover the command: refused, the card stays and the page hears why.
+    expect(approver.receive({ type: 'decide', id: c!.id, approved: true, option: 'always', rule: 'git push *' })).toBe(false);
+    expect(seen.at(-1)).toEqual({ type: 'ruleRejected', id: c!.id, why: expect.stringContaining('does not cover this command') });
+    expect(await settled(p)).toBe('pending');
+    expect(approver.receive({ type: 'decide', id: c!.id, approved: true, option: 'always', rule: 'git log *' })).toBe(true);
+    expect(await p).toEqual({ approved: true, by: 'web', option: 'always', rule: 'git log *' });
+    approver.close();
+  });
+
+  it('refuses an option it did not offer (no "always" without a rule store; only "once" for a file change)', async () => {
     const { approver, cards } = setup();
     const pc = approver.approve(command('1', ['ls']));
     const pf = approver.approve(change('2', 'a.txt'));

@@ -4,6 +4,7 @@ import type { EffectiveSettings } from '../core/config/settings';
 import { createExecutor } from '../core/exec/executor';
 import { BackupStore, defaultBackupDir } from '../core/files/backupStore';
 import { PROBE_PENDING } from '../core/isolationState';
+import { defaultCommandHome, ensurePrivateHome } from '../core/exec/developer/privateHome';
 import { ServerContext } from './context';
 import { createServer } from './createServer';
 import { PolicyError } from '../core/policy';
@@ -31,6 +32,10 @@ export interface StandaloneHooks {
   readonly auditSinks?: readonly AuditSink[];
   /** The folder of the backup store (`editBackup: storage`): VS Code's extension storage. Default: defaultBackupDir. */
   readonly backupDir?: string;
+  /** The commands' private HOME: a folder in VS Code's extension storage. Default: defaultCommandHome. */
+  readonly commandHome?: string;
+  /** Who the person set the settings through, for naming them in results (VS Code keys or flags). */
+  readonly settingsHost?: 'vscode' | 'standalone';
 }
 
 /**
@@ -56,11 +61,18 @@ export async function startStandalone(
   // nothing ever runs unsandboxed because the probe was not done. A probe that throws leaves commands denied.
   const ctx = new ServerContext(policy, executor, audit, PROBE_PENDING, hooks.approver ?? unavailableApprover, version);
   ctx.backups = new BackupStore(hooks.backupDir ?? defaultBackupDir(policy.root));
+  if (hooks.settingsHost) ctx.settingsHost = hooks.settingsHost;
+  try {
+    ctx.commandHome = ensurePrivateHome(hooks.commandHome ?? defaultCommandHome(policy.root));
+  } catch (e) {
+    // Commands then run without a HOME of their own (as before there was one); the server still serves.
+    if (!options.quiet) streams.err.write(`guarded-shell: commands get no HOME of their own: ${(e as Error).message}\n`);
+  }
   let closed = false;
   ctx.ready = probeOnce().then(
     (probe) => {
-      ctx.isolationFor = (p) => isolationFor(p, probe);
-      ctx.isolation = isolationFor(ctx.policy, probe); // the policy of this moment: settings may have changed since
+      ctx.isolationFor = (p) => isolationFor(p, probe, ctx.surroundingsFor(p));
+      ctx.isolation = ctx.isolationFor(ctx.policy); // the policy of this moment: settings may have changed since
     },
     (e: unknown) => void (ctx.isolation = { kind: 'none', denial: `The sandbox probe failed: ${(e as Error).message}` }),
   );

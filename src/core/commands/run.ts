@@ -2,6 +2,8 @@ import type { ApprovalOption, ApprovalRequest } from '../approval';
 import type { ApprovalMemory } from '../approvalMemory';
 import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
+import type { DeveloperContext } from '../exec/developer/context';
+import type { SettingsHost } from '../config/settingNames';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
@@ -12,19 +14,8 @@ import { checkCommand, type CheckedCommand, type CommandPlan, type CommandReques
 
 export type CommandOutcome = ExecOutcome | 'denied';
 
-/**
- * Added to every child's environment (unless the operator passes these names through): git and friends must never
- * start an editor, a pager or a password prompt — nobody is at a terminal, and an editor is a shell escape.
- */
-export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({
-  GIT_EDITOR: 'false',
-  GIT_SEQUENCE_EDITOR: 'false',
-  GIT_PAGER: 'cat',
-  PAGER: 'cat',
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_ASKPASS: 'false',
-  SSH_ASKPASS: 'false',
-});
+/** Moved beside the child-environment builder, which sets them (one source); named here for older imports. */
+export { NON_INTERACTIVE_ENV } from '../exec/env';
 
 /** The structured result every command tool returns (and the audit event mirrors, without the bodies). */
 export interface CommandResult {
@@ -53,6 +44,10 @@ export interface CommandDeps extends GuardedDeps {
   readonly isolation: () => IsolationState;
   readonly memory?: ApprovalMemory;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** The developer's context for the next call (exec/developer/context.ts); absent: none (no HOME, no toolchains). */
+  readonly developer?: () => DeveloperContext;
+  /** How the person sets settings (VS Code or standalone), so a hint names them that way. */
+  readonly settingsHost?: SettingsHost;
 }
 
 export interface CallContext extends GuardedCall {
@@ -82,17 +77,20 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             ...(note.undone && { isolation_note: note.undone }),
           },
     plan: (policy) => {
-      const checked = checkCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false, ...(deps.parentEnv && { parentEnv: deps.parentEnv }) });
+      // One developer context per call (HOME, toolchains, git identity), the same for the PATH lookup and the spawn.
+      const developer = deps.developer?.();
+      const checked = checkCommand(request, policy, { preApproved: (key) => deps.memory?.has(key) ?? false, ...(deps.parentEnv && { parentEnv: deps.parentEnv }), ...(developer && { developer }) });
       const checks = [...checked.checks];
       if (isolation.denial) checks.push(deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial));
       let env: Record<string, string> | undefined;
       try {
-        env = { ...NON_INTERACTIVE_ENV, ...buildChildEnv({
+        env = buildChildEnv({
           parentEnv: deps.parentEnv ?? process.env,
           allowlist: policy.childEnvAllowlist,
           ...(policy.safePath !== undefined && { safePath: policy.safePath }),
           ...(request.env && { overrides: { ...request.env } }),
-        }) };
+          ...(developer && { developer }),
+        });
       } catch (e) {
         checks.push(deny(isToolError(e) ? e.code : 'BAD_REQUEST', isToolError(e) && e.rule ? e.rule : 'env.not-allowed', (e as Error).message));
       }

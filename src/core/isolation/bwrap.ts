@@ -8,7 +8,8 @@ import type { Sandbox, SandboxContext } from './types';
 
 /**
  * bubblewrap (Linux). The command sees the real system read-only, the workspace read-write (read-only in
- * readOnly mode), and empty tmpfs over everything private: /tmp, /run, HOME, user-hidden paths.
+ * readOnly mode), and empty tmpfs over everything private: /tmp, /run, HOME, user-hidden paths. Inside the
+ * hidden HOME: the person's toolchain folders read-only, the commands' own HOME read-write.
  *
  * Mounts are applied from the broadest path to the narrowest, so a narrower rule always lands ON TOP of a
  * broader one: the workspace stays visible inside a hidden HOME, `.git` stays read-only inside a read-write
@@ -74,8 +75,16 @@ export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | u
     if (!c.allowGitWrites) for (const p of found.git) wanted.push({ path: p, kind: 'ro' });
     for (const p of found.globbed) wanted.push({ path: p, kind: 'ro' });
   }
-  if (c.home && isInside(c.root, c.home)) {
-    for (const e of SENSITIVE_HOME_ENTRIES) wanted.push({ path: path.join(c.home, e), kind: 'hide' });
+  // The person's toolchain folders, read-only, and the commands' own HOME, read-write, over the hidden home
+  // folder; a credential store inside a toolchain folder stays hidden.
+  for (const p of c.toolchainPaths) wanted.push({ path: p, kind: 'ro' });
+  if (c.privateHome) wanted.push({ path: c.privateHome, kind: 'rw' });
+  if (c.home) {
+    const holders = [...(isInside(c.root, c.home) ? [c.root] : []), ...c.toolchainPaths];
+    for (const e of SENSITIVE_HOME_ENTRIES) {
+      const p = path.join(c.home, e);
+      if (holders.some((h) => isInside(h, p))) wanted.push({ path: p, kind: 'hide' });
+    }
   }
   // With the network allowed, DNS often goes through systemd-resolved's stub, whose resolv.conf lives in /run.
   if (c.network === 'allow') wanted.push({ path: '/run/systemd/resolve', kind: 'ro' });

@@ -58,6 +58,14 @@ function profileFor(c: CheckedContext): string {
     const up = ancestors(c.root).filter((a) => isInside(c.home as string, a));
     if (up.length) lines.push(`(allow file-read-metadata ${up.map((a) => `(literal ${s(a)})`).join(' ')})`);
   }
+  if (c.toolchainPaths.length > 0) {
+    lines.push("; ... except the person's toolchain folders, read-only");
+    lines.push(`(allow file-read* ${c.toolchainPaths.map((p) => `(subpath ${s(p)})`).join(' ')})`);
+  }
+  if (c.privateHome) {
+    lines.push("; ... and the commands' own HOME, read-write");
+    lines.push(`(allow file-read* file-write* (subpath ${s(c.privateHome)}))`);
+  }
   lines.push('; ... but the workspace is');
   lines.push(`(allow file-read* (subpath ${s(c.root)}))`);
   if (!c.workspaceReadOnly) {
@@ -69,9 +77,12 @@ function profileFor(c: CheckedContext): string {
     lines.push('; git internals (hooks, config) are read-only: a command cannot plant what git would run later');
     lines.push(`(deny file-write* (subpath ${s(path.join(c.root, '.git'))}))`);
   }
-  if (c.home && isInside(c.root, c.home)) {
-    lines.push('; the workspace contains HOME: its credential stores stay hidden');
-    for (const e of SENSITIVE_HOME_ENTRIES) lines.push(`(deny file-read* file-write* (subpath ${s(path.join(c.home, e))}))`);
+  if (c.home) {
+    // Where the workspace contains HOME, or a toolchain folder holds one, the credential stores stay hidden.
+    const holders = [...(isInside(c.root, c.home) ? [c.root] : []), ...c.toolchainPaths];
+    const stores = SENSITIVE_HOME_ENTRIES.map((e) => path.join(c.home as string, e)).filter((p) => holders.some((h) => isInside(h, p)));
+    if (stores.length) lines.push('; credential stores inside what is visible stay hidden');
+    for (const p of stores) lines.push(`(deny file-read* file-write* (subpath ${s(p)}))`);
   }
   for (const p of c.readOnlyPaths) lines.push(`(deny file-write* (subpath ${s(p)}))`);
   for (const p of c.hiddenPaths) lines.push(`(deny file-read* file-write* (subpath ${s(p)}))`);

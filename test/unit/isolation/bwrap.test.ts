@@ -97,6 +97,28 @@ describe('bwrap argv', () => {
     expect(m).toContainEqual(['--ro-bind', '/dev/null', '/home/ann/.netrc']);
   });
 
+  it("shows the toolchain folders read-only and the commands' own HOME read-write over the hidden home, and nothing else of it", () => {
+    const lookup = fakeDisk(['/tmp', '/run', '/home/ann', '/home/ann/proj', '/home/ann/proj/src', '/home/ann/.pyenv', '/home/ann/.cargo/bin', '/home/ann/.local/state/gs/home/x'], ['/home/ann/.cargo/credentials.toml']);
+    const m = mounts(bwrapArgs(stage, { ...base, toolchainPaths: ['/home/ann/.pyenv', '/home/ann/.cargo'], privateHome: '/home/ann/.local/state/gs/home/x' }, { ...opts, lookup }));
+    const at = (p: string) => m.findIndex((x) => x[x.length - 1] === p);
+    expect(m).toContainEqual(['--ro-bind', '/home/ann/.pyenv', '/home/ann/.pyenv']);
+    expect(m).toContainEqual(['--bind', '/home/ann/.local/state/gs/home/x', '/home/ann/.local/state/gs/home/x']);
+    // On top of the hidden home, never under it; a credential store inside a toolchain folder stays hidden.
+    expect(at('/home/ann/.pyenv')).toBeGreaterThan(at('/home/ann'));
+    expect(at('/home/ann/.local/state/gs/home/x')).toBeGreaterThan(at('/home/ann'));
+    expect(m[at('/home/ann/.cargo/credentials.toml')]).toEqual(['--ro-bind', '/dev/null', '/home/ann/.cargo/credentials.toml']);
+    expect(at('/home/ann/.cargo/credentials.toml')).toBeGreaterThan(at('/home/ann/.cargo'));
+  });
+
+  it("refuses a commands' HOME or toolchain folder that would undo the hidden home or bind the workspace under another name", () => {
+    expect(() => bwrapArgs(stage, { ...base, privateHome: '/home' }, opts)).toThrow(/commands' HOME/);
+    expect(() => bwrapArgs(stage, { ...base, privateHome: '/home/ann/proj/.cache' }, opts)).toThrow(/commands' HOME/);
+    expect(() => bwrapArgs(stage, { ...base, privateHome: '/' }, opts)).toThrow(/commands' HOME/);
+    expect(() => bwrapArgs(stage, { ...base, toolchainPaths: ['/home'] }, opts)).toThrow(/toolchain folder/);
+    expect(() => bwrapArgs(stage, { ...base, toolchainPaths: ['/'] }, opts)).toThrow(/toolchain folder/);
+    expect(() => bwrapArgs(stage, { ...base, toolchainPaths: ['relative'] }, opts)).toThrow(/not an absolute path/);
+  });
+
   it('runs the command through prlimit inside the sandbox with every limit, after both -- separators', () => {
     const a = bwrapArgs(stage, { ...base, limits: { processes: 64, fileSizeBytes: 1000, cpuSeconds: 7 } }, opts);
     const tail = a.slice(a.indexOf('--chdir'));

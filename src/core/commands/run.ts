@@ -4,6 +4,8 @@ import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
 import type { DeveloperContext } from '../exec/developer/context';
 import type { SettingsHost } from '../config/settingNames';
+import type { SandboxHint } from './sandboxHint';
+import { hintForCommand } from './sandboxHintFacts';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
@@ -35,6 +37,8 @@ export interface CommandResult {
   readonly isolation: string;
   readonly approvedBy?: string;
   readonly warning?: string;
+  /** A limit of the sandbox or of the child environment that explains the failure, and the setting that lifts it. */
+  readonly hint?: SandboxHint;
   readonly error?: string;
   readonly denial?: Denial;
 }
@@ -104,7 +108,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
           if (gated.approvedBy) rememberApproval(deps.memory, checked.key, gated.option);
-          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated, note);
+          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated, note, developer);
         },
       };
     },
@@ -113,7 +117,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
 
 async function execute(
   deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
-  isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string },
+  isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
 ): Promise<CommandResult> {
   let stages: ExecStage[];
   try {
@@ -149,6 +153,10 @@ async function execute(
   const undone = finishWatch?.();
   if (undone) note.undone = undone;
   const warning = [isolation.warning, undone].filter(Boolean).join(' ') || undefined;
+  const hint = hintForCommand(
+    { outcome: result.outcome, stdout: result.stdout, stderr: result.stderr, ...(result.error && { error: result.error }), isolationKind: isolation.kind, env },
+    policy, { ...(developer && { developer }), parentEnv: deps.parentEnv ?? process.env, host: deps.settingsHost ?? 'standalone' },
+  );
   return {
     outcome: result.outcome,
     exitCode: result.exitCode,
@@ -165,6 +173,7 @@ async function execute(
     isolation: isolation.kind,
     ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
     ...(warning && { warning }),
+    ...(hint && { hint }),
     ...(result.error && { error: result.error }),
   };
 }

@@ -106,26 +106,38 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
     expect(fs.existsSync(path.join(home, '.pyenv', 'shims', 'planted'))).toBe(false);
   });
 
-  it("gives each workspace a private HOME that commands can write and that persists; another workspace's is invisible", async () => {
+  it("gives each workspace a private HOME whose caches persist; another workspace's is invisible", async () => {
     let c = await serve(ws);
     const own = (await call(c, ['printenv', 'HOME'])).stdout.trim();
     expect(own.startsWith(path.join(state, 'guarded-shell', 'home') + path.sep)).toBe(true);
     expect(fs.statSync(own).mode & 0o777).toBe(0o700);
-    const touched = await call(c, ['touch', path.join(own, 'cache-entry')]);
+    const touched = await call(c, ['touch', path.join(own, '.cache', 'pip-entry'), path.join(own, '.npm', 'npm-entry')]);
     expect(touched.outcome, touched.text).toBe('ok');
     await clients.splice(0)[0]!.close();
     await servers.splice(0)[0]!.stop();
 
-    c = await serve(ws); // a restart: the same folder, the same HOME, the cache still there
+    c = await serve(ws); // a restart: the same folder, the same HOME, the caches still there
     expect((await call(c, ['printenv', 'HOME'])).stdout.trim()).toBe(own);
-    expect((await call(c, ['ls', own])).stdout).toBe('cache-entry\n');
+    expect((await call(c, ['ls', path.join(own, '.cache'), path.join(own, '.npm')])).stdout).toContain('pip-entry');
+    expect((await call(c, ['ls', path.join(own, '.npm')])).stdout).toBe('npm-entry\n');
 
     const other = path.join(base, 'other-ws');
     fs.mkdirSync(other, { recursive: true });
     const c2 = await serve(other);
     const otherHome = (await call(c2, ['printenv', 'HOME'])).stdout.trim();
     expect(otherHome).not.toBe(own);
-    expect((await call(c2, ['ls', own])).outcome).toBe('failed');
+    expect((await call(c2, ['ls', path.join(own, '.npm')])).outcome).toBe('failed');
+  });
+
+  it('stops a configuration file planted in HOME (~/.wgetrc, ~/.gitconfig) from reaching the next command', async () => {
+    const c = await serve(ws);
+    const own = (await call(c, ['printenv', 'HOME'])).stdout.trim();
+    // Writable during the call that writes it (tools may keep what they need while they run) …
+    expect((await call(c, ['touch', path.join(own, '.wgetrc'), path.join(own, '.gitconfig')])).outcome).toBe('ok');
+    // … gone for the next one, and never on the host.
+    expect((await call(c, ['ls', '-A', own])).stdout.split('\n')).not.toContain('.wgetrc');
+    expect((await call(c, ['cat', path.join(own, '.gitconfig')])).outcome).toBe('failed');
+    expect(fs.existsSync(path.join(own, '.wgetrc'))).toBe(false);
   });
 
   it('--no-toolchain-path takes the toolchain away, and the failure says which setting gives it back', async () => {

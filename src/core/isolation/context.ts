@@ -28,6 +28,19 @@ export const SENSITIVE_HOME_ENTRIES: readonly string[] = Object.freeze([
   '.cache/guarded-shell',
 ]);
 
+/**
+ * What of the commands' private HOME lasts from one call to the next inside the sandbox: package managers' caches
+ * (npm, pip/uv/go-build and the rest of ~/.cache, yarn, pnpm, cargo's registry, Go's modules, Maven, Gradle, bun,
+ * NuGet). The HOME around them is a fresh empty folder for every call, so a configuration file a command writes
+ * there (~/.curlrc, ~/.wgetrc, ~/.gitconfig, ~/.ssh/config, ~/.npmrc …) is gone for the next one: nothing planted
+ * in one call changes what a later, perhaps unasked, command does. Caches are data that later runs trust, as the
+ * workspace's node_modules or .venv are.
+ */
+export const PRIVATE_HOME_CACHES: readonly string[] = Object.freeze([
+  '.cache', '.npm', '.yarn/berry/cache', '.local/share/pnpm/store', '.cargo/registry', '.cargo/git', 'go/pkg/mod',
+  '.m2/repository', '.gradle/caches', '.gradle/wrapper', '.bun/install/cache', '.nuget/packages',
+]);
+
 export interface CheckedContext {
   readonly root: string;
   readonly cwd: string;

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { ExecStage } from '../exec/types';
 import { isInside } from '../paths/confine';
-import { checkContext, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
+import { checkContext, PRIVATE_HOME_CACHES, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
 import type { Sandbox, SandboxContext } from './types';
 
 /**
@@ -63,8 +63,11 @@ function profileFor(c: CheckedContext): string {
     lines.push(`(allow file-read* ${c.toolchainPaths.map((p) => `(subpath ${s(p)})`).join(' ')})`);
   }
   if (c.privateHome) {
-    lines.push("; ... and the commands' own HOME, read-write");
-    lines.push(`(allow file-read* file-write* (subpath ${s(c.privateHome)}))`);
+    // Seatbelt cannot give a fresh folder per call as bubblewrap's tmpfs does: HOME is readable, and only its
+    // caches are writable, so no configuration file can be planted there for a later command.
+    lines.push("; ... and the commands' own HOME: readable, its caches writable");
+    lines.push(`(allow file-read* (subpath ${s(c.privateHome)}))`);
+    lines.push(`(allow file-write* ${PRIVATE_HOME_CACHES.map((e) => `(subpath ${s(path.join(c.privateHome as string, e))})`).join(' ')})`);
   }
   lines.push('; ... but the workspace is');
   lines.push(`(allow file-read* (subpath ${s(c.root)}))`);

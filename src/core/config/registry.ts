@@ -274,7 +274,7 @@ export const SETTINGS = {
     config: [{ key: 'toolchainPath' }],
     vscode: {
       key: 'toolchainPath', scope: 'tighten', stricter: [false, true],
-      description: "Give commands the toolchain folders on VS Code's own `PATH` (version-manager shims and bins: pyenv, asdf, volta, nvm, fnm, `~/.local/bin`, `~/.cargo/bin`, …), in the same order relative to the system folders, and show exactly those folders **read-only** inside the sandbox (the rest of the home folder stays hidden). Never a relative entry, one inside the workspace, a temporary folder or a world-writable one. Off: commands get only the system folders (`/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin`).",
+      description: "Give commands the toolchain folders on VS Code's own `PATH` (version-manager shims and bins: pyenv, asdf, volta, nvm, fnm, `~/.local/bin`, `~/.cargo/bin`, …), in the same order relative to the system folders, and show exactly those folders **read-only** inside the sandbox (the rest of the home folder stays hidden). Never a relative entry, one inside the workspace, or one someone else could put programs in. Off: commands get only the system folders (`/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin`).",
     },
   },
   safePath: {

@@ -44,6 +44,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
     onReady: (folderName) => panel.serverRestarted(folderName),
     // Outside every workspace: previous contents never show up in the Explorer, and no tool can reach them.
     backupRoot: vscode.Uri.joinPath(context.globalStorageUri, 'backups').fsPath,
+    // The commands' HOME (package managers' caches), per folder, likewise outside every workspace.
+    homeRoot: vscode.Uri.joinPath(context.globalStorageUri, 'home').fsPath,
   });
   const servers = manager;
   serverList = servers;

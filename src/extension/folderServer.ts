@@ -34,6 +34,8 @@ export class FolderServer implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     /** The extension's own storage folder for backups (`editBackup: storage`), outside every workspace. */
     private readonly backupRoot?: string,
+    /** The extension's own storage folder for the commands' HOME folders, outside every workspace. */
+    private readonly homeRoot?: string,
   ) {}
 
   get name(): string {
@@ -51,6 +53,7 @@ export class FolderServer implements vscode.Disposable {
     return {
       folderId: this.id, folder, folderName: this.name, settings: this.readSettings(),
       ...(this.backupRoot && { backupDir: backupDirFor(this.backupRoot, folder) }),
+      ...(this.homeRoot && { commandHome: backupDirFor(this.homeRoot, folder) }),
     };
   }
 
@@ -125,7 +128,10 @@ export class FolderServer implements vscode.Disposable {
   }
 }
 
-/** One store per workspace folder, named by a hash of its path (the same folder finds its backups again after a restart). */
+/**
+ * One store per workspace folder, named by a hash of its path (the same folder finds its backups, and its
+ * commands their HOME, again after a restart).
+ */
 export function backupDirFor(root: string, folderPath: string): string {
   return path.join(root, createHash('sha256').update(folderPath).digest('hex').slice(0, 16));
 }

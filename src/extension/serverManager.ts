@@ -88,7 +88,7 @@ export class ServerManager implements vscode.Disposable {
       this.deps.log.warn(`[${folder.name}] not served: ${folder.uri.scheme}: folders are not on a disk the server can use`);
       return false;
     }
-    const server = new FolderServer(folder, this.process, this.deps.log, this.deps.backupRoot);
+    const server = new FolderServer(folder, this.process, this.deps.log, this.deps.backupRoot, this.deps.homeRoot);
     this.servers.set(key, { server, subscription: server.onDidChange(() => this.changed.fire()) });
     this.changed.fire();
     return true;

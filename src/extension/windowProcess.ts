@@ -20,6 +20,8 @@ export interface WindowProcessDeps {
   readonly onReady?: (folderName: string) => void;
   /** The extension's own storage folder for backups (`editBackup: storage`); each workspace folder gets a folder below it. */
   readonly backupRoot?: string;
+  /** The extension's own storage folder for the commands' HOME; each workspace folder gets a folder below it. */
+  readonly homeRoot?: string;
 }
 
 /** How long the client waits for the server to finish its cleanup (it kills every command tree) on stop. */

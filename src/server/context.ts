@@ -2,6 +2,7 @@ import type { Approver } from '../core/approval';
 import { ApprovalMemory } from '../core/approvalMemory';
 import type { AuditLog } from '../core/audit';
 import type { CommandDeps } from '../core/commands/run';
+import { developerContext, developerSurroundings, type DeveloperContext } from '../core/exec/developer/context';
 import type { Executor } from '../core/exec/types';
 import type { BackupStore } from '../core/files/backupStore';
 import type { FileDeps } from '../core/files/types';
@@ -39,6 +40,13 @@ export class ServerContext {
    * VS Code: the extension writes the user setting and pushes the new policy.
    */
   rules: RuleStore | undefined;
+  /** The commands' private HOME (real path, created; chosen by the host, never a setting), or none. */
+  commandHome: string | undefined;
+  /** How settings are named to the person in results: VS Code keys, or the command line's flags. */
+  settingsHost: 'vscode' | 'standalone' = 'standalone';
+  /** The server's own environment: its PATH and HOME are where the developer's context is read from. */
+  parentEnv: NodeJS.ProcessEnv = process.env;
+  private surroundingsMemo: { policy: Policy; home: string | undefined; value: Omit<DeveloperContext, 'identity'> } | undefined;
 
   constructor(
     policy: Policy,
@@ -69,6 +77,18 @@ export class ServerContext {
     return () => this.policyListeners.delete(listener);
   }
 
+  /**
+   * HOME and the toolchain folders under a policy (stats of the PATH entries: computed once per policy). The
+   * sandbox's mounts (isolationFor) and every command's environment (commandDeps) take them from here.
+   */
+  surroundingsFor(policy: Policy): Omit<DeveloperContext, 'identity'> {
+    const m = this.surroundingsMemo;
+    if (m && m.policy === policy && m.home === this.commandHome) return m.value;
+    const value = developerSurroundings(policy, { parentEnv: this.parentEnv, ...(this.commandHome && { privateHome: this.commandHome }) });
+    this.surroundingsMemo = { policy, home: this.commandHome, value };
+    return value;
+  }
+
   /** The dependencies of the file pipeline, with the approver chosen for one session (or the host's, for an Undo). */
   fileDeps(approver: () => Approver): FileDeps {
     return { policy: () => this.currentPolicy, approver, audit: this.audit, backups: () => this.backups };
@@ -84,6 +104,10 @@ export class ServerContext {
       isolation: () => this.isolation,
       memory: this.memory,
       ...(this.rules && { saveRule: (rule: string) => this.rules!.save(rule) }),
+      parentEnv: this.parentEnv,
+      settingsHost: this.settingsHost,
+      // The git identity is read again for every call: a fixed ~/.gitconfig applies to the next command.
+      developer: () => developerContext(this.surroundingsFor(this.currentPolicy), this.currentPolicy.root, this.parentEnv),
     };
   }
 }

@@ -134,6 +134,7 @@ export class IpcFolder {
       // quiet: true, so nothing is written to the process's streams; the audit travels to the extension instead.
       const server = await startStandalone(settings, this.host.version, { out: process.stdout, err: process.stderr }, {
         approver: this.approver(), auditSinks: [this.forwardAudit()], ...(this.init.backupDir && { backupDir: this.init.backupDir }),
+        ...(this.init.commandHome && { commandHome: this.init.commandHome }), settingsHost: 'vscode',
       });
       this.server = server;
       this.auditLog = settings.server.auditLog;

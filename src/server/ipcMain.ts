@@ -75,9 +75,11 @@ function folderInit(o: Partial<FolderInit> | undefined): FolderInit | string {
   if (!o || typeof o.folderId !== 'string' || !o.folderId) return 'folderId (the extension\'s key for the folder) is required';
   if (typeof o.folder !== 'string' || !o.folder) return 'folder (the workspace folder path) is required';
   if (o.backupDir !== undefined && (typeof o.backupDir !== 'string' || !path.isAbsolute(o.backupDir))) return 'backupDir must be an absolute path';
+  if (o.commandHome !== undefined && (typeof o.commandHome !== 'string' || !path.isAbsolute(o.commandHome))) return 'commandHome must be an absolute path';
   return {
     folderId: o.folderId, folder: o.folder, folderName: typeof o.folderName === 'string' && o.folderName ? o.folderName : o.folder, settings: o.settings ?? {},
     ...(o.backupDir && { backupDir: o.backupDir }),
+    ...(o.commandHome && { commandHome: o.commandHome }),
   };
 }
 

@@ -4,6 +4,7 @@ import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } fr
 import { probeContainmentAsync } from '../core/isolation/contain';
 import { NETWORK_TABLE } from '../core/modes';
 import type { Policy } from '../core/policy';
+import type { DeveloperContext } from '../core/exec/developer/context';
 
 let probed: Promise<IsolationProbe> | undefined;
 
@@ -20,7 +21,7 @@ export function probeOnce(): Promise<IsolationProbe> {
  * confined to the policy's root, read-only in `readOnly` mode, network per the policy. Recomputed whenever the
  * policy changes, so switching to readOnly makes the workspace read-only in the kernel at once.
  */
-export function isolationFor(policy: Policy, probe: IsolationProbe): IsolationState {
+export function isolationFor(policy: Policy, probe: IsolationProbe, developer: Pick<DeveloperContext, 'home' | 'toolchain'> = {}): IsolationState {
   const lists = sandboxPaths(policy);
   return isolationState(selectSandbox(policy.isolation, probe), {
     root: policy.root,
@@ -32,6 +33,9 @@ export function isolationFor(policy: Policy, probe: IsolationProbe): IsolationSt
     readOnlyPaths: lists.readOnly,
     protectedPaths: policy.protectedPaths,
     allowGitWrites: policy.allowGitWrites,
+    // The same developer context the commands' environment is built from: HOME is this folder, PATH names these.
+    ...(developer.home && { privateHome: developer.home }),
+    ...(developer.toolchain && { toolchainPaths: developer.toolchain.binds }),
   });
 }
 

@@ -4,6 +4,7 @@ import type { EffectiveSettings } from '../core/config/settings';
 import { createExecutor } from '../core/exec/executor';
 import { BackupStore, defaultBackupDir } from '../core/files/backupStore';
 import { PROBE_PENDING } from '../core/isolationState';
+import { defaultCommandHome, ensurePrivateHome } from '../core/exec/developer/privateHome';
 import { ServerContext } from './context';
 import { createServer } from './createServer';
 import { PolicyError } from '../core/policy';
@@ -37,6 +38,10 @@ export interface StandaloneHooks {
   readonly backupDir?: string;
   /** Where "Always allow" rules are saved (the CLI's config file); absent when the host saves them (VS Code). */
   readonly ruleFile?: RuleFile;
+  /** The commands' private HOME: a folder in VS Code's extension storage. Default: defaultCommandHome. */
+  readonly commandHome?: string;
+  /** Who the person set the settings through, for naming them in results (VS Code keys or flags). */
+  readonly settingsHost?: 'vscode' | 'standalone';
 }
 
 /**
@@ -63,11 +68,18 @@ export async function startStandalone(
   const ctx = new ServerContext(policy, executor, audit, PROBE_PENDING, hooks.approver ?? unavailableApprover, version);
   ctx.backups = new BackupStore(hooks.backupDir ?? defaultBackupDir(policy.root));
   if (hooks.ruleFile) ctx.rules = ruleStore(ctx, hooks.ruleFile);
+  if (hooks.settingsHost) ctx.settingsHost = hooks.settingsHost;
+  try {
+    ctx.commandHome = ensurePrivateHome(hooks.commandHome ?? defaultCommandHome(policy.root));
+  } catch (e) {
+    // Commands then run without a HOME of their own (as before there was one); the server still serves.
+    if (!options.quiet) streams.err.write(`guarded-shell: commands get no HOME of their own: ${(e as Error).message}\n`);
+  }
   let closed = false;
   ctx.ready = probeOnce().then(
     (probe) => {
-      ctx.isolationFor = (p) => isolationFor(p, probe);
-      ctx.isolation = isolationFor(ctx.policy, probe); // the policy of this moment: settings may have changed since
+      ctx.isolationFor = (p) => isolationFor(p, probe, ctx.surroundingsFor(p));
+      ctx.isolation = ctx.isolationFor(ctx.policy); // the policy of this moment: settings may have changed since
     },
     (e: unknown) => void (ctx.isolation = { kind: 'none', denial: `The sandbox probe failed: ${(e as Error).message}` }),
   );

@@ -27,6 +27,11 @@ export interface FolderInit {
    * outside the workspace. Not a setting: a workspace cannot point it anywhere.
    */
   readonly backupDir?: string;
+  /**
+   * Absolute folder that commands get as their HOME (package managers' caches): the extension's own storage for
+   * this folder, outside the workspace. Not a setting, for the same reason.
+   */
+  readonly commandHome?: string;
 }
 
 /** Sent in `initialize` (initializationOptions): the folders to serve from the start. */

@@ -12,10 +12,12 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3', 'zygote', 'kernel-headers'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'zygote', 'kernel-headers'] as const;
 
 /** The programs the argument rules are proven against (each denial shown to be needed by running the real one). */
 export const RULE_PROGRAMS = ['mawk', 'original-awk', 'zip', 'gcc', 'openssl', 'file', 'wget', 'curl', 'dbus-run-session', 'logsave', 'run-parts'] as const;
+/** The programs whose real messages the sandbox hints are recognised from (besides git, python3, node and npm). */
+export const HINT_PROGRAMS = ['make', 'curl', 'wget'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /**
@@ -49,6 +51,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   'kernel-headers': { needed: 'the check of the zygote\'s system call numbers against the kernel\'s own headers', install: 'apt-get install linux-libc-dev' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: 'apt-get install mawk original-awk zip gcc openssl file wget curl dbus-daemon e2fsprogs debianutils' },
+  'hint-programs': { needed: "the sandbox hints checked against the real programs' messages", install: 'apt-get install make curl wget' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };
 
@@ -132,6 +135,10 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     },
     'rule-programs': () => {
       const missing = RULE_PROGRAMS.filter((n) => onPath(n).length === 0);
+      return missing.length ? { available: false, reason: `not on PATH: ${missing.join(', ')}` } : { available: true };
+    },
+    'hint-programs': () => {
+      const missing = HINT_PROGRAMS.filter((n) => onPath(n).length === 0);
       return missing.length ? { available: false, reason: `not on PATH: ${missing.join(', ')}` } : { available: true };
     },
     // The packager is installed on demand, from the registry; a test must not, so it only looks.

@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { setup as build } from './build';
 import { CAPABILITIES, probeCapabilities, strict, summaryLine, type CapabilityMap } from './capabilities';
@@ -9,14 +12,20 @@ import { CAPABILITIES, probeCapabilities, strict, summaryLine, type CapabilityMa
  */
 
 let probed: CapabilityMap | undefined;
+let stateHome: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
+  // Servers started by the tests keep their state (the commands' HOME, backups) below XDG_STATE_HOME: a temp
+  // folder for the run, inherited by every worker and server process, never the real home folder.
+  stateHome = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-test-state-'));
+  process.env.XDG_STATE_HOME = stateHome;
   build();
   probed = await probeCapabilities();
   project.provide('capabilities', probed);
 }
 
 export function teardown(): void {
+  if (stateHome) fs.rmSync(stateHome, { recursive: true, force: true });
   if (!probed) return;
   const missing = CAPABILITIES.filter((n) => !probed![n].available);
   if (missing.length === 0) return;

@@ -57,6 +57,8 @@ export interface FolderSpec {
   readonly settings: SettingsLayer;
   /** The backup store folder handed over in the folder's init (the extension's storage; a temp folder in tests). */
   readonly backupDir?: string;
+  /** The commands' HOME handed over in the folder's init (the extension's storage; a temp folder in tests). */
+  readonly commandHome?: string;
 }
 
 export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJS.ProcessEnv = process.env): Promise<IpcProcess> {
@@ -116,7 +118,7 @@ export async function startIpcProcess(folders: readonly FolderSpec[], env: NodeJ
       throw new Error('the server did not apply the settings push');
     },
   });
-  const init = (f: FolderSpec): FolderInit => ({ folderId: f.folderId, folder: f.folder, folderName: path.basename(f.folder), settings: f.settings, ...(f.backupDir && { backupDir: f.backupDir }) });
+  const init = (f: FolderSpec): FolderInit => ({ folderId: f.folderId, folder: f.folder, folderName: path.basename(f.folder), settings: f.settings, ...(f.backupDir && { backupDir: f.backupDir }), ...(f.commandHome && { commandHome: f.commandHome }) });
   await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { folders: folders.map(init) } });
   await rpc.sendNotification('initialized', {});
   return Object.assign(proc, {
@@ -151,6 +153,8 @@ export interface IpcHost {
   readonly audits: AuditRecord[];
   /** The folder's backup store, handed over in its init (like the extension's globalStorageUri: outside the workspace). */
   readonly backupDir: string;
+  /** The commands' HOME, handed over in its init (likewise). */
+  readonly commandHome: string;
   /** `notifications/tools/list_changed` the MCP client received. */
   readonly toolListChanges: number;
   /** How approval requests are answered (default: denied by the user). */
@@ -160,15 +164,16 @@ export interface IpcHost {
   close(): Promise<void>;
 }
 
-export async function startIpcHost(folder: string, settings: SettingsLayer, env: NodeJS.ProcessEnv = process.env): Promise<IpcHost> {
+export async function startIpcHost(folder: string, settings: SettingsLayer, env: NodeJS.ProcessEnv = process.env, opts: { commandHome?: string } = {}): Promise<IpcHost> {
   // Like the extension's globalStorageUri: outside the workspace, chosen by the host (never the home folder in tests).
   const backupDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-ipc-backups-'));
-  const proc = await startIpcProcess([{ folderId: 'ws', folder, settings, backupDir }], env);
+  const commandHome = opts.commandHome ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-ipc-home-')), 'home');
+  const proc = await startIpcProcess([{ folderId: 'ws', folder, settings, backupDir, commandHome }], env);
   const only = proc.folder('ws');
   const ready = await only.ready;
   const approvals: ApprovalRequest[] = [];
   const host = {
-    child: proc.child, rpc: proc.rpc, ready, approvals, backupDir, toolListChanges: 0,
+    child: proc.child, rpc: proc.rpc, ready, approvals, backupDir, commandHome, toolListChanges: 0,
     get audits(): AuditRecord[] {
       return proc.audits.map((a) => a.record);
     },
@@ -186,6 +191,7 @@ export async function startIpcHost(folder: string, settings: SettingsLayer, env:
       await client.close().catch(() => {});
       await proc.close();
       fs.rmSync(backupDir, { recursive: true, force: true });
+      if (!opts.commandHome) fs.rmSync(path.dirname(commandHome), { recursive: true, force: true });
     },
   });
 }

@@ -10,6 +10,14 @@ export const CLI = path.join(REPO, 'dist', 'cli.js');
 export const FIXTURE_BIN = path.join(REPO, 'test', 'fixtures', 'bin');
 export const TOKEN = 'test-token-0123456789abcdef';
 
+/**
+ * What a server started by a test inherits besides its own variables: PATH, HOME, and the run's XDG_STATE_HOME
+ * (globalSetup.ts), so the commands' HOME and backups it creates stay out of the real home folder.
+ */
+export function serverEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(process.env.XDG_STATE_HOME && { XDG_STATE_HOME: process.env.XDG_STATE_HOME }) };
+}
+
 export interface RunningServer {
   readonly proc: ChildProcess;
   readonly url: string;
@@ -33,7 +41,7 @@ export interface StartOptions {
 /** Starts the real CLI (dist/cli.js) on a free port and waits until it prints its endpoint. */
 export async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<RunningServer> {
   const proc = spawn(process.execPath, [...(options.nodeFlags ?? []), CLI, '--port', '0', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { ...serverEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.user && { uid: options.user.uid, gid: options.user.gid }),
     ...(options.cwd && { cwd: options.cwd }),
@@ -93,7 +101,7 @@ export async function stdioClient(args: readonly string[], env: Record<string, s
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, '--stdio', ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { ...serverEnv(), ...env },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'guarded-shell-test', version: '1.0.0' });

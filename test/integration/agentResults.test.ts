@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { commandOutputShape } from '../../src/server/tools/commandResult';
 import { fileOutputShape } from '../../src/server/tools/files/result';
-import { CLI, httpClient, startServer, stdioClient, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
+import { CLI, httpClient, serverEnv, startServer, stdioClient, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 
 /**
  * Results an agent can use (issue 14), through the real CLI (dist/cli.js) and the real SDK client over real
@@ -187,7 +187,7 @@ describe('drop-in for both origin projects', () => {
       command: process.execPath,
       args: [CLI],
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ALLOW_COMMANDS: 'ls,cat,pwd,grep,wc,touch,find', MCP_SHELL_OUTPUT_LIMIT_BYTES: '4096' },
+      env: { ...serverEnv(), ALLOW_COMMANDS: 'ls,cat,pwd,grep,wc,touch,find', MCP_SHELL_OUTPUT_LIMIT_BYTES: '4096' },
       stderr: 'pipe',
     });
     let err = '';

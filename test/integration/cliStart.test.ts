@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startServer } from '../helpers/serverProcess';
+import { CLI, serverEnv, startServer } from '../helpers/serverProcess';
 
 /** Start-up through the real CLI: one-line failures that name the flag, the token file, unknown tool names. */
 let dir: string;
@@ -14,7 +14,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const run = (args: string[], env: Record<string, string> = {}) => {
   // stdin from /dev/null: not a pipe, so the HTTP default applies (a pipe would mean stdio).
-  const r = spawnSync(process.execPath, [CLI, '--cwd', dir, '--quiet', '--isolation', 'none', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, '--cwd', dir, '--quiet', '--isolation', 'none', ...args], { env: { ...serverEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000, encoding: 'utf8' });
   return { code: r.status, err: r.stderr };
 };
 const lastLine = (s: string) => s.trim().split('\n').pop()!;

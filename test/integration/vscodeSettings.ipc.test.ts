@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PREFIX, settingsFromVscode, VSCODE_SETTING_KEYS, type InspectedSettings } from '../../src/core/config/vscodeSettings';
 import { startIpcHost, type IpcHost } from '../helpers/ipcHost';
 import { skipWithout } from '../helpers/needs';
@@ -30,13 +30,18 @@ interface Effect {
   readonly check: (h: IpcHost, ws: string) => Promise<void>;
 }
 
-type Result = { isError?: boolean; structuredContent?: Record<string, unknown> };
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text: string }[] };
 const run = (h: IpcHost, command: string[], extra: Record<string, unknown> = {}) =>
   h.client.callTool({ name: 'shell_execute', arguments: { command, ...extra } }) as Promise<Result>;
 const sc = (r: Result) => r.structuredContent as Record<string, any>;
 const names = async (h: IpcHost) => (await h.client.listTools()).tools.map((t) => t.name);
 const tryTool = (h: IpcHost, name: string, args: Record<string, unknown>) =>
   (h.client.callTool({ name, arguments: args }) as Promise<Result>).catch((e: Error) => ({ isError: true, error: e.message }) as Result);
+
+/** A toolchain folder on VS Code's own PATH (created once for the file; its program prints a marker). */
+const TOOLS = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-ipc-tools-')));
+fs.writeFileSync(path.join(TOOLS, 'gs-ipc-tool'), '#!/bin/sh\necho from-toolchain\n', { mode: 0o755 });
+afterAll(() => fs.rmSync(TOOLS, { recursive: true, force: true }));
 
 const EFFECTS: Record<string, Effect> = {
   mode: {
@@ -92,7 +97,7 @@ const EFFECTS: Record<string, Effect> = {
       // Not covered and not listed: a question saying so (the host answers no).
       expect(sc(await run(h, ['date', '-u'])).denial.code).toBe('APPROVAL_DENIED');
       expect(h.approvals).toHaveLength(2);
-      expect(h.approvals[1]!.request).toMatchObject({ rule: 'allowlist.miss', command: { notListed: [0] } });
+      expect(h.approvals[1]).toMatchObject({ rule: 'allowlist.miss', command: { notListed: [0] } });
     },
   },
   allowReadOnlyCommands: {
@@ -184,6 +189,22 @@ const EFFECTS: Record<string, Effect> = {
     check: async (h) => {
       expect(sc(await run(h, ['printenv', 'GS_PASSED'])).stdout).toBe('through\n');
       expect(sc(await run(h, ['printenv', 'GS_KEPT_OUT'])).exitCode).toBe(1);
+    },
+  },
+  toolchainPath: {
+    // On by default; a cloned repository cannot turn it on once the user turned it off (tighten).
+    settings: { allowCommands: { globalValue: [...COMMANDS, 'gs-ipc-tool'] }, toolchainPath: { globalValue: false, workspaceValue: true } },
+    env: { PATH: `${TOOLS}:${process.env.PATH ?? ''}` },
+    check: async (h) => {
+      expect(sc(await run(h, ['printenv', 'PATH'])).stdout).not.toContain(TOOLS);
+      const r = await run(h, ['gs-ipc-tool']);
+      expect(sc(r).outcome).toBe('error');
+      // Named the way a VS Code user sets it.
+      expect(r.content![0]!.text).toContain('Hint: "gs-ipc-tool" is in ' + TOOLS + " on the server's PATH, but commands get only the system folders on PATH. To give them the toolchain folders (read-only inside the sandbox), set guardedShell.toolchainPath to true in your user settings.");
+      await h.push(settingsFromVscode({ ...BASE, allowCommands: { globalValue: [...COMMANDS, 'gs-ipc-tool'] } }).layer);
+      expect(sc(await run(h, ['gs-ipc-tool'])).stdout).toBe('from-toolchain\n');
+      // The commands' HOME is the folder VS Code handed over (its extension storage), not the person's home.
+      expect(sc(await run(h, ['printenv', 'HOME'])).stdout).toBe(`${fs.realpathSync(h.commandHome)}\n`);
     },
   },
   auditLog: {

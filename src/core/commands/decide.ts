@@ -9,6 +9,7 @@ import type { Action } from '../modes';
 import { decidePlanned } from '../pipeline';
 import { deny, type Verdict } from '../verdict';
 import { buildChildEnv } from '../exec/env';
+import type { DeveloperContext } from '../exec/developer/context';
 import { checkListed, missVerdict } from './allowlist';
 import { ruleCoverage, suggestRules } from './commandRules';
 import { delegationOf, delegationVerdict, type Delegation } from './delegation';
@@ -88,6 +89,8 @@ export interface DecideContext {
   readonly sandboxed?: boolean;
   /** The server's environment, from which the child's PATH is chosen (default process.env). */
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** The developer's context the command will run with (HOME, toolchain folders on PATH, git identity). */
+  readonly developer?: DeveloperContext;
 }
 
 export interface CheckedCommand {
@@ -215,6 +218,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     allowlist: policy.childEnvAllowlist,
     ...(policy.safePath !== undefined && { safePath: policy.safePath }),
     ...(request.env && { overrides: { ...request.env } }),
+    ...(context.developer && { developer: context.developer }),
   });
   const programs: (ResolvedProgram | undefined)[] = [];
   const notFound: (string | undefined)[] = [];

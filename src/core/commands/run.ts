@@ -2,6 +2,10 @@ import type { ApprovalOption, ApprovalRequest } from '../approval';
 import type { ApprovalMemory } from '../approvalMemory';
 import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
+import type { DeveloperContext } from '../exec/developer/context';
+import type { SettingsHost } from '../config/settingNames';
+import type { SandboxHint } from './sandboxHint';
+import { hintForCommand } from './sandboxHintFacts';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
@@ -15,19 +19,8 @@ import { delegationNote } from './delegation';
 
 export type CommandOutcome = ExecOutcome | 'denied';
 
-/**
- * Added to every child's environment (unless the operator passes these names through): git and friends must never
- * start an editor, a pager or a password prompt — nobody is at a terminal, and an editor is a shell escape.
- */
-export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({
-  GIT_EDITOR: 'false',
-  GIT_SEQUENCE_EDITOR: 'false',
-  GIT_PAGER: 'cat',
-  PAGER: 'cat',
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_ASKPASS: 'false',
-  SSH_ASKPASS: 'false',
-});
+/** Moved beside the child-environment builder, which sets them (one source); named here for older imports. */
+export { NON_INTERACTIVE_ENV } from '../exec/env';
 
 /** The structured result every command tool returns (and the audit event mirrors, without the bodies). */
 export interface CommandResult {
@@ -47,6 +40,8 @@ export interface CommandResult {
   readonly isolation: string;
   readonly approvedBy?: string;
   readonly warning?: string;
+  /** A limit of the sandbox or of the child environment that explains the failure, and the setting that lifts it. */
+  readonly hint?: SandboxHint;
   readonly error?: string;
   readonly denial?: Denial;
 }
@@ -61,6 +56,10 @@ export interface CommandDeps extends GuardedDeps {
    * file). Absent in VS Code, whose extension writes the user setting itself.
    */
   readonly saveRule?: (rule: string) => Promise<void> | void;
+  /** The developer's context for the next call (exec/developer/context.ts); absent: none (no HOME, no toolchains). */
+  readonly developer?: () => DeveloperContext;
+  /** How the person sets settings (VS Code or standalone), so a hint names them that way. */
+  readonly settingsHost?: SettingsHost;
 }
 
 export interface CallContext extends GuardedCall {
@@ -90,22 +89,26 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             ...(note.undone && { isolation_note: note.undone }),
           },
     plan: (policy) => {
+      // One developer context per call (HOME, toolchains, git identity), the same for the PATH lookup and the spawn.
+      const developer = deps.developer?.();
       const checked = checkCommand(request, policy, {
         preApproved: (key) => deps.memory?.has(key) ?? false,
         sessionRules: () => deps.memory?.rules() ?? [],
         sandboxed: isolationOutcomeOf(isolation) === 'sandboxed',
         ...(deps.parentEnv && { parentEnv: deps.parentEnv }),
+        ...(developer && { developer }),
       });
       const checks = [...checked.checks];
       if (isolation.denial) checks.push(deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial));
       let env: Record<string, string> | undefined;
       try {
-        env = { ...NON_INTERACTIVE_ENV, ...buildChildEnv({
+        env = buildChildEnv({
           parentEnv: deps.parentEnv ?? process.env,
           allowlist: policy.childEnvAllowlist,
           ...(policy.safePath !== undefined && { safePath: policy.safePath }),
           ...(request.env && { overrides: { ...request.env } }),
-        }) };
+          ...(developer && { developer }),
+        });
       } catch (e) {
         checks.push(deny(isToolError(e) ? e.code : 'BAD_REQUEST', isToolError(e) && e.rule ? e.rule : 'env.not-allowed', (e as Error).message));
       }
@@ -119,7 +122,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
           if (gated.approvedBy) await rememberApproval(deps, checked, gated);
-          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated, note);
+          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated, note, developer);
         },
       };
     },
@@ -128,7 +131,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
 
 async function execute(
   deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
-  isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string },
+  isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
 ): Promise<CommandResult> {
   let stages: ExecStage[];
   try {
@@ -164,6 +167,10 @@ async function execute(
   const undone = finishWatch?.();
   if (undone) note.undone = undone;
   const warning = [isolation.warning, undone].filter(Boolean).join(' ') || undefined;
+  const hint = hintForCommand(
+    { outcome: result.outcome, stdout: result.stdout, stderr: result.stderr, ...(result.error && { error: result.error }), isolationKind: isolation.kind, env },
+    policy, { ...(developer && { developer }), parentEnv: deps.parentEnv ?? process.env, host: deps.settingsHost ?? 'standalone' },
+  );
   return {
     outcome: result.outcome,
     exitCode: result.exitCode,
@@ -180,6 +187,7 @@ async function execute(
     isolation: isolation.kind,
     ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
     ...(warning && { warning }),
+    ...(hint && { hint }),
     ...(result.error && { error: result.error }),
   };
 }

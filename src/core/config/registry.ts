@@ -287,6 +287,16 @@ export const SETTINGS = {
       description: 'Absolute path of a file to which audit events are appended as JSON lines (created with mode 0600). Empty: events go only to the **Guarded Shell** output. Changing it restarts the server.',
     },
   },
+  toolchainPath: {
+    target: 'policy', schema: z.boolean(), default: true,
+    summary: "give commands the toolchain folders of the server's own PATH (pyenv/asdf/volta shims, nvm, ~/.local/bin, ~/.cargo/bin …), read-only inside the sandbox",
+    cli: [{ name: '--no-toolchain-path', value: false, help: "commands get only the system folders on PATH, and the sandbox shows nothing of the home folder's toolchains" }],
+    config: [{ key: 'toolchainPath' }],
+    vscode: {
+      key: 'toolchainPath', scope: 'tighten', stricter: [false, true],
+      description: "Give commands the toolchain folders on VS Code's own `PATH` (version-manager shims and bins: pyenv, asdf, volta, nvm, fnm, `~/.local/bin`, `~/.cargo/bin`, …), in the same order relative to the system folders, and show exactly those folders **read-only** inside the sandbox (the rest of the home folder stays hidden). Never a relative entry, one inside the workspace, or one someone else could put programs in. Off: commands get only the system folders (`/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin`).",
+    },
+  },
   safePath: {
     target: 'policy', schema: nonEmpty, summary: 'PATH for commands when PATH is not passed through',
     env: [{ name: 'MCP_SHELL_SAFE_PATH', empty: 'unset' }], config: [{ key: 'safePath' }],

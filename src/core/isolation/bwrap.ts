@@ -2,13 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ExecStage } from '../exec/types';
 import { isInside } from '../paths/confine';
-import { checkContext, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
+import { checkContext, PRIVATE_HOME_CACHES, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
 import { scanProtected, type ProtectedScan } from './protectedScan';
 import type { Sandbox, SandboxContext } from './types';
 
 /**
  * bubblewrap (Linux). The command sees the real system read-only, the workspace read-write (read-only in
- * readOnly mode), and empty tmpfs over everything private: /tmp, /run, HOME, user-hidden paths.
+ * readOnly mode), and empty tmpfs over everything private: /tmp, /run, HOME, user-hidden paths. Inside the
+ * hidden HOME: the person's toolchain folders read-only, the commands' own HOME (fresh per call, its caches kept).
  *
  * Mounts are applied from the broadest path to the narrowest, so a narrower rule always lands ON TOP of a
  * broader one: the workspace stays visible inside a hidden HOME, `.git` stays read-only inside a read-write
@@ -57,7 +58,10 @@ export function lookupPath(p: string): PathInfo | undefined {
  * would CREATE the mount point, and inside a read-write workspace that would be a real directory on the host.
  */
 export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | undefined = lookupPath, scan: BwrapOptions['scan'] = scanProtected): MountEntry[] {
-  const wanted: { path: string; kind: MountKind }[] = [
+  // `exact`: mounted only where the path is its own real path. The toolchain folders and the private HOME's caches
+  // were resolved when they were chosen; a link put in their place since (a cache folder made a link to ~/.ssh by
+  // an unsandboxed command) must not bind its target instead.
+  const wanted: { path: string; kind: MountKind; exact?: boolean }[] = [
     // Private, empty, writable: /tmp (shared sockets such as ssh-agent's and X11's live there) and /run (the
     // docker, D-Bus and systemd sockets: a read-only mount does not stop connect() on a Unix socket).
     { path: '/tmp', kind: 'hide' },
@@ -74,8 +78,19 @@ export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | u
     if (!c.allowGitWrites) for (const p of found.git) wanted.push({ path: p, kind: 'ro' });
     for (const p of found.globbed) wanted.push({ path: p, kind: 'ro' });
   }
-  if (c.home && isInside(c.root, c.home)) {
-    for (const e of SENSITIVE_HOME_ENTRIES) wanted.push({ path: path.join(c.home, e), kind: 'hide' });
+  // The person's toolchain folders, read-only, over the hidden home folder (a credential store inside one stays
+  // hidden); the commands' own HOME: empty and writable for each call, with only its caches kept (PRIVATE_HOME_CACHES).
+  for (const p of c.toolchainPaths) wanted.push({ path: p, kind: 'ro', exact: true });
+  if (c.privateHome) {
+    wanted.push({ path: c.privateHome, kind: 'hide', exact: true });
+    for (const cache of PRIVATE_HOME_CACHES) wanted.push({ path: path.join(c.privateHome, cache), kind: 'rw', exact: true });
+  }
+  if (c.home) {
+    const holders = [...(isInside(c.root, c.home) ? [c.root] : []), ...c.toolchainPaths];
+    for (const e of SENSITIVE_HOME_ENTRIES) {
+      const p = path.join(c.home, e);
+      if (holders.some((h) => isInside(h, p))) wanted.push({ path: p, kind: 'hide' });
+    }
   }
   // With the network allowed, DNS often goes through systemd-resolved's stub, whose resolv.conf lives in /run.
   if (c.network === 'allow') wanted.push({ path: '/run/systemd/resolve', kind: 'ro' });
@@ -85,7 +100,7 @@ export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | u
   const entries: MountEntry[] = [];
   for (const w of wanted) {
     const info = lookup(w.path);
-    if (!info || info.real === '/') continue;
+    if (!info || info.real === '/' || (w.exact && info.real !== w.path)) continue;
     entries.push({ path: info.real, kind: w.kind, isDirectory: info.isDirectory });
   }
   const depth = (p: string) => p.split('/').filter(Boolean).length;

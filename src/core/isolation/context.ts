@@ -28,11 +28,26 @@ export const SENSITIVE_HOME_ENTRIES: readonly string[] = Object.freeze([
   '.cache/guarded-shell',
 ]);
 
+/**
+ * What of the commands' private HOME lasts from one call to the next inside the sandbox: package managers' caches
+ * (npm, pip/uv/go-build and the rest of ~/.cache, yarn, pnpm, cargo's registry, Go's modules, Maven, Gradle, bun,
+ * NuGet). The HOME around them is a fresh empty folder for every call, so a configuration file a command writes
+ * there (~/.curlrc, ~/.wgetrc, ~/.gitconfig, ~/.ssh/config, ~/.npmrc …) is gone for the next one: nothing planted
+ * in one call changes what a later, perhaps unasked, command does. Caches are data that later runs trust, as the
+ * workspace's node_modules or .venv are.
+ */
+export const PRIVATE_HOME_CACHES: readonly string[] = Object.freeze([
+  '.cache', '.npm', '.yarn/berry/cache', '.local/share/pnpm/store', '.cargo/registry', '.cargo/git', 'go/pkg/mod',
+  '.m2/repository', '.gradle/caches', '.gradle/wrapper', '.bun/install/cache', '.nuget/packages',
+]);
+
 export interface CheckedContext {
   readonly root: string;
   readonly cwd: string;
   /** Undefined when there is no home worth hiding (`/`, or not absolute). */
   readonly home: string | undefined;
+  readonly privateHome: string | undefined;
+  readonly toolchainPaths: readonly string[];
   readonly workspaceReadOnly: boolean;
   readonly network: 'allow' | 'deny';
   readonly allowGitWrites: boolean;
@@ -59,10 +74,25 @@ export function checkContext(ctx: SandboxContext): CheckedContext {
   const home = homeText && path.isAbsolute(homeText) && !homeText.includes('\0') && path.resolve(homeText) !== path.parse(homeText).root
     ? path.resolve(homeText)
     : undefined;
+  // The commands' own HOME is bound read-write and the toolchain folders read-only ON TOP of the hidden home: one
+  // that held the workspace, the home folder or the whole system would undo those mounts, so such a context is
+  // refused, never confined less.
+  const privateHome = ctx.privateHome === undefined ? undefined : absolute(ctx.privateHome, "commands' HOME");
+  if (privateHome !== undefined && (isInside(privateHome, root) || isInside(root, privateHome) || (home !== undefined && isInside(privateHome, home)))) {
+    throw new ToolError('ISOLATION_UNAVAILABLE', `The commands' HOME "${privateHome}" overlaps the workspace or holds the home folder; it cannot be given to sandboxed commands.`, 'isolation.private-home');
+  }
+  const toolchainPaths = (ctx.toolchainPaths ?? []).map((p) => absolute(p, 'toolchain folder'));
+  for (const p of toolchainPaths) {
+    if (p === path.parse(p).root || (home !== undefined && isInside(p, home))) {
+      throw new ToolError('ISOLATION_UNAVAILABLE', `The toolchain folder "${p}" would show the whole home folder or system to sandboxed commands.`, 'isolation.toolchain-path');
+    }
+  }
   return {
     root,
     cwd,
     home,
+    privateHome,
+    toolchainPaths,
     workspaceReadOnly: workspaceReadOnly(ctx.mode),
     network: ctx.network,
     allowGitWrites: ctx.allowGitWrites === true,

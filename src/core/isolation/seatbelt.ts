@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { ExecStage } from '../exec/types';
 import { isInside } from '../paths/confine';
-import { checkContext, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
+import { checkContext, PRIVATE_HOME_CACHES, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
 import type { Sandbox, SandboxContext } from './types';
 
 /**
@@ -58,6 +58,17 @@ function profileFor(c: CheckedContext): string {
     const up = ancestors(c.root).filter((a) => isInside(c.home as string, a));
     if (up.length) lines.push(`(allow file-read-metadata ${up.map((a) => `(literal ${s(a)})`).join(' ')})`);
   }
+  if (c.toolchainPaths.length > 0) {
+    lines.push("; ... except the person's toolchain folders, read-only");
+    lines.push(`(allow file-read* ${c.toolchainPaths.map((p) => `(subpath ${s(p)})`).join(' ')})`);
+  }
+  if (c.privateHome) {
+    // Seatbelt cannot give a fresh folder per call as bubblewrap's tmpfs does: HOME is readable, and only its
+    // caches are writable, so no configuration file can be planted there for a later command.
+    lines.push("; ... and the commands' own HOME: readable, its caches writable");
+    lines.push(`(allow file-read* (subpath ${s(c.privateHome)}))`);
+    lines.push(`(allow file-write* ${PRIVATE_HOME_CACHES.map((e) => `(subpath ${s(path.join(c.privateHome as string, e))})`).join(' ')})`);
+  }
   lines.push('; ... but the workspace is');
   lines.push(`(allow file-read* (subpath ${s(c.root)}))`);
   if (!c.workspaceReadOnly) {
@@ -69,9 +80,12 @@ function profileFor(c: CheckedContext): string {
     lines.push('; git internals (hooks, config) are read-only: a command cannot plant what git would run later');
     lines.push(`(deny file-write* (subpath ${s(path.join(c.root, '.git'))}))`);
   }
-  if (c.home && isInside(c.root, c.home)) {
-    lines.push('; the workspace contains HOME: its credential stores stay hidden');
-    for (const e of SENSITIVE_HOME_ENTRIES) lines.push(`(deny file-read* file-write* (subpath ${s(path.join(c.home, e))}))`);
+  if (c.home) {
+    // Where the workspace contains HOME, or a toolchain folder holds one, the credential stores stay hidden.
+    const holders = [...(isInside(c.root, c.home) ? [c.root] : []), ...c.toolchainPaths];
+    const stores = SENSITIVE_HOME_ENTRIES.map((e) => path.join(c.home as string, e)).filter((p) => holders.some((h) => isInside(h, p)));
+    if (stores.length) lines.push('; credential stores inside what is visible stay hidden');
+    for (const p of stores) lines.push(`(deny file-read* file-write* (subpath ${s(p)}))`);
   }
   for (const p of c.readOnlyPaths) lines.push(`(deny file-write* (subpath ${s(p)}))`);
   for (const p of c.hiddenPaths) lines.push(`(deny file-read* file-write* (subpath ${s(p)}))`);

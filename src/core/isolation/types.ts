@@ -16,6 +16,13 @@ export interface SandboxContext {
   readonly network: 'allow' | 'deny';
   /** The user's home directory, hidden except for the workspace. Defaults to os.homedir(). */
   readonly home?: string;
+  /**
+   * The commands' private HOME (exec/developer/privateHome.ts): bound read-write, the one writable place besides
+   * the workspace that outlives a call (package managers' caches).
+   */
+  readonly privateHome?: string;
+  /** Toolchain folders inside the home directory (exec/developer/toolchains.ts): bound read-only. */
+  readonly toolchainPaths?: readonly string[];
   /** Extra paths made invisible (empty directory / empty file) inside the sandbox. */
   readonly hiddenPaths?: readonly string[];
   /** Extra paths made read-only inside the sandbox (typically below the workspace). */

@@ -3,7 +3,7 @@ import { disabledTools } from '../../core/toolNames';
 import { runCommand } from '../../core/commands/run';
 import { anyCommandHints } from './annotations';
 import { callContext } from './callContext';
-import { commandOutputShape, toToolResult, withWarning } from './commandResult';
+import { commandOutputShape, toToolResult, sessionNotes } from './commandResult';
 import { defineTool } from './define';
 import { commandLimitsText } from './describe';
 
@@ -26,6 +26,6 @@ export default defineTool({
   // Piping is not supported by design in cmdshellmcp: every argument is data, even a lone "|" or ">".
   run: async (args, env, extra) => {
     const r = await runCommand({ command: [args.command, ...args.args], literal: true }, env.commands, callContext('cmdshell', extra));
-    return toToolResult(r, { commandName: args.command, ...withWarning(env.warnOnce(r.warning)) });
+    return toToolResult(r, { commandName: args.command, ...sessionNotes(env, r) });
   },
 });

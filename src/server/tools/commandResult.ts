@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { constants } from 'node:os';
 import type { CommandResult } from '../../core/commands/run';
 import type { Policy } from '../../core/policy';
+import type { ToolEnv } from './define';
 
 /** The structured result of every command tool (zod, so the SDK validates what we send and clients see a schema). */
 export const commandOutputShape = {
@@ -21,6 +22,8 @@ export const commandOutputShape = {
   isolation: z.string(),
   approvedBy: z.string().optional(),
   warning: z.string().optional(),
+  /** A sandbox or child-environment limit that explains the failure, naming the setting that lifts it. */
+  hint: z.object({ cause: z.enum(['git-read-only', 'network', 'program-missing']), text: z.string() }).optional(),
   error: z.string().optional(),
   denial: z.object({ code: z.string(), message: z.string(), rule: z.string() }).optional(),
   /** mcp-shell-server's field names, for clients written against it. */
@@ -33,6 +36,8 @@ export interface ResultNotes {
   /** The sandbox / root warning, only in the first command result of a session (structuredContent always has it). */
   readonly warning?: string;
   readonly notes?: readonly string[];
+  /** The sandbox hint, only the first time in a session for its cause (structuredContent always has it). */
+  readonly hint?: string;
   /** The command name as sent, for the hint when it holds a whole command line. */
   readonly commandName?: string;
 }
@@ -46,8 +51,10 @@ export function toToolResult(r: CommandResult, extra: ResultNotes = {}): CallToo
     lines.push(`Hint: "${extra.commandName}" is one element; put each argument in its own element: ${JSON.stringify(words)}.`);
   }
   const text = describe(r);
+  // After the output: the model reads the failure first, then what caused it.
+  const hint = extra.hint ? [`Hint: ${extra.hint}`] : [];
   return {
-    content: [{ type: 'text', text: r.denial ? [text, ...lines].join('\n') : [...lines, text].join('\n') }],
+    content: [{ type: 'text', text: r.denial ? [text, ...lines].join('\n') : [...lines, text, ...hint].join('\n') }],
     structuredContent: structured as unknown as Record<string, unknown>,
     isError: r.outcome !== 'ok',
   };
@@ -99,7 +106,13 @@ function sandboxSignal(r: CommandResult): string | undefined {
   return Object.entries(constants.signals).find(([, v]) => v === n)?.[0];
 }
 
-export const withWarning = (warning: string | undefined): { warning?: string } => (warning ? { warning } : {});
+const withWarning = (warning: string | undefined): { warning?: string } => (warning ? { warning } : {});
+
+/** What a session says once: the sandbox warning (its first command result), each sandbox hint (once per cause). */
+export function sessionNotes(env: Pick<ToolEnv, 'warnOnce' | 'hintOnce'>, r: CommandResult): { warning?: string; hint?: string } {
+  const hint = r.hint && env.hintOnce(r.hint.cause) ? r.hint.text : undefined;
+  return { ...withWarning(env.warnOnce(r.warning)), ...(hint && { hint }) };
+}
 
 /** A timeout above the maximum is clamped by the command pipeline; the agent is told, not left to guess. */
 export function timeoutNote(asked: number | undefined, policy: Pick<Policy, 'maxTimeoutSeconds'>): string | undefined {

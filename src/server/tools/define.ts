@@ -15,6 +15,8 @@ export interface ToolEnv {
   readonly files: FileDeps;
   /** The warning for the first command result of this session; undefined afterwards (it is in the instructions). */
   readonly warnOnce: (warning: string | undefined) => string | undefined;
+  /** True the first time this session meets a sandbox hint's cause (each cause is explained once per session). */
+  readonly hintOnce: (cause: string) => boolean;
 }
 
 /** One tool: its schemas, annotations, a description from the current policy, what it does, and how it runs. */

@@ -44,6 +44,7 @@ export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Polic
  */
 export function registerTools(server: McpServer, ctx: ServerContext, approver: () => Approver): () => void {
   let warned = false;
+  const hinted = new Set<string>();
   const env: ToolEnv = {
     commands: ctx.commandDeps(approver),
     files: ctx.fileDeps(approver),
@@ -52,6 +53,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
       warned = true;
       return warning;
     },
+    hintOnce: (cause) => !hinted.has(cause) && Boolean(hinted.add(cause)),
   };
   // Descriptions per policy (toolCatalog.ts); the sandbox note goes where the limits are (shell_execute, or
   // cmdshell when it stands alone).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { runCommand } from '../../core/commands/run';
 import { anyCommandHints } from './annotations';
 import { callContext } from './callContext';
-import { commandOutputShape, timeoutNote, toToolResult, withWarning } from './commandResult';
+import { commandOutputShape, timeoutNote, toToolResult, sessionNotes } from './commandResult';
 import { defineTool } from './define';
 import { commandLimitsText } from './describe';
 
@@ -39,6 +39,6 @@ export default defineTool({
         callContext('shell_execute', extra),
       );
     const note = timeoutNote(args.timeout, env.commands.policy());
-    return toToolResult(r, { commandName: args.command[0] ?? '', ...withWarning(env.warnOnce(r.warning)), ...(note && r.outcome !== 'denied' && { notes: [note] }) });
+    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r), ...(note && r.outcome !== 'denied' && { notes: [note] }) });
   },
 });

@@ -5,7 +5,7 @@ import type { Policy } from '../../core/policy';
 import { disabledTools } from '../../core/toolNames';
 import { READ_ONLY_COMMAND_HINTS } from './annotations';
 import { callContext } from './callContext';
-import { commandOutputShape, toToolResult, withWarning } from './commandResult';
+import { commandOutputShape, toToolResult, sessionNotes } from './commandResult';
 import { defineTool } from './define';
 
 /**
@@ -40,7 +40,7 @@ export default defineTool({
       env.commands,
       callContext('shell_readonly', extra),
     );
-    return toToolResult(r, { commandName: args.command[0] ?? '', ...withWarning(env.warnOnce(r.warning)) });
+    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r) });
   },
 });
 

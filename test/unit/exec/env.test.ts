@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { buildChildEnv, DEFAULT_SAFE_PATH } from '../../../src/core/exec/env';
+import { buildChildEnv, DEFAULT_SAFE_PATH, NON_INTERACTIVE_ENV, terminalEnv } from '../../../src/core/exec/env';
 import { isToolError } from '../../../src/core/errors';
 
 const parent = {
   PATH: '/home/me/.local/bin:/usr/bin',
   HOME: '/home/me',
-  LANG: 'C.UTF-8',
+  LANG: 'ja_JP.UTF-8',
   SECRET_TOKEN: 's3cr3t',
   AWS_SECRET_ACCESS_KEY: 'aws',
   GITHUB_TOKEN: 'ghp',
 };
 
+/** What the server sets itself, whatever the parent has: no editor/pager/prompt, a plain terminal. */
+const fixed = (platform: NodeJS.Platform) => ({ ...NON_INTERACTIVE_ENV, ...terminalEnv(platform) });
+
 describe('child environment (mcp-shell-server rules)', () => {
   it('does not pass the server secrets (SECRET_TOKEN, AWS keys, GITHUB_TOKEN) or anything else by default', () => {
-    expect(buildChildEnv({ parentEnv: parent, allowlist: [] })).toEqual({ PATH: DEFAULT_SAFE_PATH });
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [], platform: 'linux' })).toEqual({ ...fixed('linux'), PATH: DEFAULT_SAFE_PATH });
   });
 
   it('uses the POSIX default PATH, not the server PATH, when nothing is configured', () => {
@@ -45,8 +48,9 @@ describe('child environment (mcp-shell-server rules)', () => {
   });
 
   it('inherits allowlisted names from the parent and accepts them as overrides', () => {
-    const env = buildChildEnv({ parentEnv: parent, allowlist: ['LANG', 'MY_TOOL_HOME', 'HOME'], overrides: { MY_TOOL_HOME: '/t' } });
-    expect(env).toEqual({ PATH: DEFAULT_SAFE_PATH, LANG: 'C.UTF-8', HOME: '/home/me', MY_TOOL_HOME: '/t' });
+    const env = buildChildEnv({ parentEnv: parent, allowlist: ['LANG', 'MY_TOOL_HOME', 'HOME'], overrides: { MY_TOOL_HOME: '/t' }, platform: 'linux' });
+    // A name passed through replaces the server's own value (LANG).
+    expect(env).toEqual({ ...fixed('linux'), PATH: DEFAULT_SAFE_PATH, LANG: 'ja_JP.UTF-8', HOME: '/home/me', MY_TOOL_HOME: '/t' });
   });
 
   it('refuses to smuggle a secret in by a per-call override of a name that is not allowlisted, naming it', () => {
@@ -74,6 +78,7 @@ describe('child environment (mcp-shell-server rules)', () => {
   it('adds the Windows launch keys on win32 (case-insensitive lookup) and keeps the parent PATH there', () => {
     const winParent = { Path: 'C:\\Windows\\system32;C:\\tools', ComSpec: 'C:\\Windows\\system32\\cmd.exe', PATHEXT: '.COM;.EXE', SystemRoot: 'C:\\Windows', windir: 'C:\\Windows', SECRET_TOKEN: 'x' };
     expect(buildChildEnv({ parentEnv: winParent, allowlist: [], platform: 'win32' })).toEqual({
+      ...fixed('win32'),
       COMSPEC: 'C:\\Windows\\system32\\cmd.exe',
       PATHEXT: '.COM;.EXE',
       SYSTEMROOT: 'C:\\Windows',
@@ -85,6 +90,33 @@ describe('child environment (mcp-shell-server rules)', () => {
 
   it('does not add Windows launch keys on POSIX', () => {
     const env = buildChildEnv({ parentEnv: { ...parent, COMSPEC: 'cmd', WINDIR: 'w' }, allowlist: [], platform: 'linux' });
-    expect(Object.keys(env)).toEqual(['PATH']);
+    expect(Object.keys(env).sort()).toEqual(Object.keys({ ...fixed('linux'), PATH: '' }).sort());
+  });
+});
+
+describe("a developer's context in the child environment", () => {
+  const developer = {
+    home: '/state/gs/home/abc',
+    identity: { authorName: 'Ada', authorEmail: 'ada@example.org', committerName: 'Ada', committerEmail: 'ada@example.org' },
+    toolchain: { dirs: ['/home/me/.pyenv/shims'], path: `/home/me/.pyenv/shims:${DEFAULT_SAFE_PATH}`, binds: ['/home/me/.pyenv'], env: { PYENV_ROOT: '/home/me/.pyenv' }, skipped: [] },
+  };
+
+  it('gives the private HOME, the git identity, the toolchain roots and the toolchain PATH, and nothing of the server beyond them', () => {
+    const env = buildChildEnv({ parentEnv: parent, allowlist: [], platform: 'linux', developer });
+    expect(env).toEqual({
+      ...fixed('linux'), HOME: '/state/gs/home/abc', PYENV_ROOT: '/home/me/.pyenv', PATH: `/home/me/.pyenv/shims:${DEFAULT_SAFE_PATH}`,
+      GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.org', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.org',
+    });
+  });
+
+  it('lets what the operator passes through win: HOME, an identity, PATH, TERM', () => {
+    const env = buildChildEnv({
+      parentEnv: { ...parent, GIT_AUTHOR_NAME: 'Operator', TERM: 'xterm-256color' }, allowlist: ['HOME', 'GIT_AUTHOR_NAME', 'PATH', 'TERM'], platform: 'linux', developer,
+    });
+    expect(env).toMatchObject({ HOME: '/home/me', GIT_AUTHOR_NAME: 'Operator', GIT_COMMITTER_NAME: 'Ada', PATH: parent.PATH, TERM: 'xterm-256color' });
+  });
+
+  it('keeps a configured safe PATH as the operator wrote it (no toolchain folders added)', () => {
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [], safePath: '/opt/safe', platform: 'linux', developer }).PATH).toBe('/opt/safe');
   });
 });

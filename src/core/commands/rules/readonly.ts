@@ -80,7 +80,8 @@ const GIT_READ = new Set([
 function gitRunsProgram(rest: readonly string[]): boolean {
   return rest.some((t) => {
     if (t === '--') return false;
-    if (t.includes('%G')) return true; // signature placeholders run gpg.program
+    // Signature placeholders run gpg.program: %G? in pretty formats, %(signature…) in ref-filter formats.
+    if (t.includes('%G') || t.includes('%(signature')) return true;
     if (!t.startsWith('--')) return false;
     const typed = t.slice(2).split('=')[0]!;
     if (typed === '') return false;

@@ -10,7 +10,7 @@ import { decidePlanned } from '../pipeline';
 import { allow, deny, type Verdict } from '../verdict';
 import { buildChildEnv } from '../exec/env';
 import { checkAllowlist } from './allowlist';
-import { judgeCallEnv } from './callEnv';
+import { judgeCallEnv, perCallEnvAllowlist } from './callEnv';
 import { judgeGitConfiguration } from './gitConfig';
 import { checkGitLocation, locateGitRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
@@ -27,7 +27,7 @@ export interface CommandRequest {
   readonly directory?: string;
   readonly stdin?: string;
   readonly timeoutSeconds?: number;
-  /** Per-call environment overrides; only names on the child-environment allowlist are accepted. */
+  /** Per-call environment overrides: reviewed harmless names, or names the operator passes through (callEnv.ts). */
   readonly env?: Readonly<Record<string, string>>;
   /** Every element is data: "|", "<", ">" and ">>" are not operators (cmdshellmcp's tool has no pipelines). */
   readonly literal?: boolean;
@@ -98,6 +98,10 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
   const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
   const preApproved = policy.autoApprove.includes(key) || (context.preApproved?.(key) ?? false);
   try {
+    // The per-call environment first: planning builds the child's environment from it (callEnv.ts: harmless names,
+    // or names the operator passes through that are not in a refused family).
+    const envVerdict = judgeCallEnv(request.env, policy.root, { operatorAllowlist: policy.childEnvAllowlist });
+    if (envVerdict) return { key, checks: [envVerdict], actions: [], preApproved };
     const { plan, judged, gitLocations } = planCommand(request, policy, context);
     const checks: Verdict[] = [];
     plan.parsed.stages.forEach((stage, i) => {
@@ -125,8 +129,6 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
         if (refused) checks.push(refused);
       }
     });
-    const envVerdict = judgeCallEnv(request.env, policy.root);
-    if (envVerdict) checks.push(envVerdict);
     if (plan.stdoutFile) {
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
@@ -196,7 +198,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
   // The child's environment decides the PATH lookup (and which git configuration files exist for it).
   const childEnv = buildChildEnv({
     parentEnv: context.parentEnv ?? process.env,
-    allowlist: policy.childEnvAllowlist,
+    allowlist: perCallEnvAllowlist(policy.childEnvAllowlist, request.env),
     ...(policy.safePath !== undefined && { safePath: policy.safePath }),
     ...(request.env && { overrides: { ...request.env } }),
   });

@@ -8,6 +8,7 @@ import { guardFor } from '../paths/guard';
 import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
+import { perCallEnvAllowlist } from './callEnv';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
 
 export type CommandOutcome = ExecOutcome | 'denied';
@@ -89,7 +90,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
       try {
         env = { ...NON_INTERACTIVE_ENV, ...buildChildEnv({
           parentEnv: deps.parentEnv ?? process.env,
-          allowlist: policy.childEnvAllowlist,
+          allowlist: perCallEnvAllowlist(policy.childEnvAllowlist, request.env),
           ...(policy.safePath !== undefined && { safePath: policy.safePath }),
           ...(request.env && { overrides: { ...request.env } }),
         }) };

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { judgeCallEnv } from '../../../src/core/commands/callEnv';
 import { resolveProgram } from '../../../src/core/commands/resolve';
 import { judgeCommand } from '../../../src/core/commands/rules';
 import { requires } from '../../helpers/needs';
@@ -132,4 +133,22 @@ describe('legitimate uses of the channels keep working with the real toolchain',
       check?.();
     });
   }
+});
+
+describe('compiler variables in the per-call environment are refused even when the operator passes them through', () => {
+  it('stops GCC_COMPARE_DEBUG (a second compilation with -fplugin loads the agent\'s code)', () => {
+    fs.rmSync(marker, { force: true });
+    spawnSync('gcc', ['-c', 't.c', '-o', 'env1.o'], { cwd: dir, env: { PATH, HOME: dir, GCC_COMPARE_DEBUG: `-fplugin=${path.join(dir, 'evil.so')}` } });
+    expect(fs.existsSync(marker)).toBe(true);
+    expect(judgeCallEnv({ GCC_COMPARE_DEBUG: '-fplugin=./evil.so' }, dir, { operatorAllowlist: ['GCC_COMPARE_DEBUG'] })).toMatchObject({ kind: 'deny', rule: 'env.per-call-refused' });
+  });
+
+  it('stops DEPENDENCIES_OUTPUT and SUNPRO_DEPENDENCIES (gcc writes a dependency file wherever they say)', () => {
+    for (const name of ['DEPENDENCIES_OUTPUT', 'SUNPRO_DEPENDENCIES']) {
+      const outside = path.join(dir, `written-by-${name}.d`);
+      spawnSync('gcc', ['-c', 't.c', '-o', 'env2.o'], { cwd: dir, env: { PATH, HOME: dir, [name]: outside } });
+      expect(fs.existsSync(outside), name).toBe(true);
+      expect(judgeCallEnv({ [name]: outside }, dir, { operatorAllowlist: [name] })).toMatchObject({ kind: 'deny', rule: 'env.per-call-refused' });
+    }
+  });
 });

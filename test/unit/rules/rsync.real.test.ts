@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { judgeCallEnv } from '../../../src/core/commands/callEnv';
 import { resolveProgram } from '../../../src/core/commands/resolve';
 import { judgeCommand } from '../../../src/core/commands/rules';
 import { requires } from '../../helpers/needs';
@@ -87,6 +88,17 @@ describe('rsync starts the programs it is told to', () => {
   it('denies the daemon and server modes and abbreviations of every program option', () => {
     for (const args of [['--daemon'], ['--config=x.conf'], ['--server', '--sender', '.'], ['--rs=x'], ['--rsync-p=x'], ['--dparam=x=y']]) {
       expect(judgeReal(['rsync', ...args, 'src/', 'dst/'])).toMatchObject({ kind: 'deny', rule: 'rsync.helper-option' });
+    }
+  });
+});
+
+describe('rsync\'s program variables in the per-call environment', () => {
+  it('stops RSYNC_RSH and RSYNC_CONNECT_PROG even when the operator passes them through', () => {
+    for (const [name, operand] of [['RSYNC_RSH', 'localhost:dst/'], ['RSYNC_CONNECT_PROG', 'rsync://localhost/mod/']] as const) {
+      fs.rmSync(marker, { force: true });
+      spawnSync('rsync', ['-a', 'src/', operand], { cwd: dir, env: { PATH, HOME: dir, [name]: path.join(dir, 'helper.sh') }, input: '', timeout: 20_000 });
+      expect(fs.existsSync(marker), name).toBe(true);
+      expect(judgeCallEnv({ [name]: path.join(dir, 'helper.sh') }, dir, { operatorAllowlist: [name] })).toMatchObject({ kind: 'deny', rule: 'env.per-call-refused' });
     }
   });
 });

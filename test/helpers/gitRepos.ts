@@ -69,7 +69,10 @@ export function makeSignedRepo(repo: string, options: RepoOptions = {}): void {
   fs.utimesSync(path.join(repo, 'a.txt'), new Date('2001-01-01'), new Date('2001-01-01'));
 }
 
-/** A helper program that appends a line to `marker` (and passes its input through, like a filter would). */
+/**
+ * A helper program that appends a line to `marker` (and passes its input through, like a filter would). By
+ * absolute path only: it may itself be a decoy called `cat` first on the PATH.
+ */
 export function writeMarkerProgram(file: string, marker: string): void {
-  fs.writeFileSync(file, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`, { mode: 0o755 });
+  fs.writeFileSync(file, `#!/bin/sh\necho "$0 $*" >> '${marker}'\nexec /bin/cat\n`, { mode: 0o755 });
 }

@@ -215,6 +215,7 @@ export const NEUTRALISED_GIT_CONFIG: readonly NeutralisedSetting[] = [
   { setting: 'credential.helper=', why: 'an empty helper empties the list of credential helpers' },
   { setting: 'core.askPass=', why: 'no password prompt program' },
   { setting: 'diff.ignoreSubmodules=all', why: 'status and diff do not start git in submodules' },
+  { setting: 'diff.autoRefreshIndex=false', why: 'git diff would rewrite the index\'s stat cache (--no-optional-locks does not stop it); side effect: --name-only/--raw also list files whose content is unchanged but whose stat changed' },
   { setting: 'protocol.allow=never', why: 'no transport at all: a partial clone would fetch missing objects from its promisor remote (ssh, core.sshCommand, remote helpers)' },
   ...TRANSPORTS.map((p) => ({ setting: `protocol.${p}.allow=never`, why: `the ${p} transport (a per-protocol setting outranks protocol.allow)` })),
 ];

@@ -95,6 +95,8 @@ function gitIsReadOnly(args: readonly string[]): boolean {
   if (!loc || loc.sub === undefined) return false;
   const { sub, rest } = loc;
   if (gitRunsProgram(rest)) return false;
+  // describe --dirty/--broken refreshes and rewrites the index (git ignores --no-optional-locks there).
+  if (sub === 'describe' && rest.some((t) => t.startsWith('--d') || t.startsWith('--b'))) return false;
   if (GIT_READ.has(sub)) return true;
   const listingValues = ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'];
   switch (sub) {

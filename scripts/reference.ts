@@ -5,6 +5,7 @@ import { ACTION_TEXT, ACTIONS, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS } from
 import { TOOLS } from '../src/server/tools';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
 import type { Policy } from '../src/core/policy';
+import { hardeningTables } from './hardeningTables';
 
 /**
  * Everything generated from the settings registry, the mode table and the tool registry: package.json's
@@ -57,6 +58,7 @@ export function tables(): Record<string, string> {
     modes: table(['The agent wants to …', ...MODES.map(code)], ACTIONS.map((a) => [ACTION_TEXT[a], ...MODES.map((m) => MODE_TABLE[m][a])])),
     network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
     tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
+    ...hardeningTables(),
   };
 }
 

@@ -56,6 +56,8 @@ export interface CommandPlan {
   readonly readOnly: boolean;
   /** The same, per stage. */
   readonly readOnlyStages: readonly boolean[];
+  /** Per stage, why a stage the rules call read-only is not (its git configuration), for the refusal message. */
+  readonly readOnlyNotes?: readonly (string | undefined)[];
   /**
    * Per stage: the program the PATH lookup found (judged by every name it has), and the argv to spawn — the
    * judged absolute path, then the arguments with the family hardening (sed --sandbox, read-only git).
@@ -212,6 +214,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
   const gitEnv = { ...(childEnv.GIT_DIR !== undefined && { gitDir: childEnv.GIT_DIR }), ...(childEnv.GIT_WORK_TREE !== undefined && { workTree: childEnv.GIT_WORK_TREE }) };
   // The stages alone: a redirect is its own action in the mode table.
   const readOnlyStages: boolean[] = [];
+  const readOnlyNotes: (string | undefined)[] = [];
   const judged: (Verdict | undefined)[] = [];
   const gitLocations: ReturnType<typeof gitStageLocation>[] = [];
   const spawnArgv = parsed.stages.map((stage, i) => {
@@ -231,13 +234,14 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
       const config = 'refused' in located ? undefined : judgeGitConfiguration(located.repo ?? {}, childEnv, policy.root);
       if (config && 'filterDrivers' in config) gitReadOnly = { filterDrivers: config.filterDrivers };
       else stageReadOnly = false;
+      if (config && 'notReadOnly' in config) readOnlyNotes[i] = config.notReadOnly;
     }
     readOnlyStages.push(stageReadOnly);
     const prepared = prepareArgv(stage, { aliases, ...(gitReadOnly && { gitReadOnly }) });
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
   const readOnly = readOnlyStages.every(Boolean);
-  const plan = { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
+  const plan = { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, ...(readOnlyNotes.length && { readOnlyNotes }), programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv };
   return { plan, judged, gitLocations };
 }
 
@@ -254,7 +258,12 @@ function refuseUnlessReadOnly(plan: CommandPlan, only: NonNullable<CommandReques
   const i = plan.readOnlyStages.findIndex((ro) => !ro);
   if (i < 0) return undefined;
   const stage = plan.parsed.stages[i]!;
-  const what = plan.programs[i] === undefined ? `the program "${stage[0]}" was not found` : `"${commandKey(stage)}" is not known to be read-only (a program not on the read-only list, or an option that writes or runs a program)`;
+  const note = plan.readOnlyNotes?.[i];
+  const what = plan.programs[i] === undefined
+    ? `the program "${stage[0]}" was not found`
+    : note !== undefined
+      ? `"${commandKey(stage)}" is not read-only here: ${note}`
+      : `"${commandKey(stage)}" is not known to be read-only (a program not on the read-only list, or an option that writes or runs a program)`;
   return deny('NOT_READ_ONLY', 'tool.read-only-only.command', `${only.tool} runs only commands known to be read-only; ${what}.${instead}`);
 }
 

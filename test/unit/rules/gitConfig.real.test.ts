@@ -78,7 +78,8 @@ const set = (file: string, entries: readonly (readonly [string, string])[]) => {
 
 function expectNotReadOnly(args: string[]): void {
   expect(decide(args).verdict).toMatchObject({ kind: 'deny', code: 'MODE_READ_ONLY' });
-  expect(decide(args, 'readOnly', true).verdict).toMatchObject({ kind: 'deny', code: 'NOT_READ_ONLY' });
+  // shell_readonly says which file and key made it not read-only.
+  expect(decide(args, 'readOnly', true).verdict).toMatchObject({ kind: 'deny', code: 'NOT_READ_ONLY', reason: expect.stringMatching(/is not read-only here: ".*" line \d+ sets /) });
   expect(decide(args, 'confirmChanges').verdict.kind).toBe('ask');
 }
 

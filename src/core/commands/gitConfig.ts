@@ -66,6 +66,8 @@ export function judgeGitConfiguration(repo: OwnRepository, childEnv: Readonly<Re
     if (seen.has(key)) continue;
     seen.add(key);
     if (src.depth > MAX_INCLUDE_DEPTH) return { notReadOnly: `the git configuration includes files more than ${MAX_INCLUDE_DEPTH} deep (from "${src.file}")` };
+    // Most of these files do not exist: a plain existence test is much cheaper than a failed open (an exception).
+    if (!fs.existsSync(src.file)) continue;
     let text: string;
     try {
       text = fs.readFileSync(src.file, 'utf8');
@@ -77,8 +79,7 @@ export function judgeGitConfiguration(repo: OwnRepository, childEnv: Readonly<Re
     const parsed = parseGitConfig(text);
     if ('error' in parsed) return { notReadOnly: `git cannot read its configuration file "${src.file}" (${parsed.error})` };
     // A file the agent can write (inside the workspace) is judged like the repository's own, wherever it was named.
-    const real = attempt(() => fs.realpathSync.native(src.file)) ?? path.resolve(src.file);
-    const scope: Scope = src.scope === 'repository' || isInside(root, real) ? 'repository' : 'operator';
+    const scope: Scope = src.scope === 'repository' || isInside(root, attempt(() => fs.realpathSync.native(src.file)) ?? path.resolve(src.file)) ? 'repository' : 'operator';
     for (const { key: k, value, line } of parsed.entries) {
       const where = `"${src.file}" line ${line}`;
       const why = scope === 'repository' ? judgeRepositoryKey(k, value, { root, ...(src.gitDir !== undefined && { gitDir: src.gitDir }) }) : judgeOperatorKey(k, value);
@@ -111,6 +112,7 @@ function repositoryGitDirs(repo: OwnRepository): string[] | string {
   for (const d of [repo.gitDir, repo.commonDir]) if (d !== undefined) found.add(d);
   let visited = 0;
   const walk = (dir: string): string | undefined => {
+    if (!fs.existsSync(dir)) return undefined;
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });

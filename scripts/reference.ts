@@ -6,6 +6,7 @@ import { DELEGATION_EXAMPLES, DELEGATION_KINDS, DELEGATION_TEXT, delegationRule 
 import { TOOLS } from '../src/server/tools';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
 import type { Policy } from '../src/core/policy';
+import { hardeningTables } from './hardeningTables';
 
 /**
  * Everything generated from the settings registry, the mode table and the tool registry: package.json's
@@ -66,6 +67,7 @@ export function tables(): Record<string, string> {
     ])),
     network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
     tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
+    ...hardeningTables(),
   };
 }
 

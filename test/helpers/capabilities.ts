@@ -14,8 +14,14 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
 
 export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'zygote', 'kernel-headers'] as const;
 
-/** The programs the argument rules are proven against (each denial shown to be needed by running the real one). */
-export const RULE_PROGRAMS = ['mawk', 'original-awk', 'zip', 'gcc', 'openssl', 'file', 'wget', 'curl', 'dbus-run-session', 'logsave', 'run-parts'] as const;
+/**
+ * The programs the argument rules are proven against (each denial shown to be needed by running the real one), with
+ * the Debian package of each: the ONE list, in rule-programs.txt beside this file, which .ci/run installs from.
+ */
+export const RULE_PROGRAM_PACKAGES: ReadonlyMap<string, string> = new Map(
+  fs.readFileSync(path.join(__dirname, 'rule-programs.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.split(/\s+/) as [string, string]),
+);
+export const RULE_PROGRAMS: readonly string[] = [...RULE_PROGRAM_PACKAGES.keys()];
 /** The programs whose real messages the sandbox hints are recognised from (besides git, python3, node and npm). */
 export const HINT_PROGRAMS = ['make', 'curl', 'wget'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -50,7 +56,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   zygote: { needed: 'the containment zygote suites (each stage forked into its own PID namespace by perl)', install: 'apt-get install perl-base (Linux; root, or a kernel that allows unprivileged user namespaces)' },
   'kernel-headers': { needed: 'the check of the zygote\'s system call numbers against the kernel\'s own headers', install: 'apt-get install linux-libc-dev' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
-  'rule-programs': { needed: 'the argument rules proven against the real programs', install: 'apt-get install mawk original-awk zip gcc openssl file wget curl dbus-daemon e2fsprogs debianutils' },
+  'rule-programs': { needed: 'the argument rules proven against the real programs', install: `apt-get install ${[...new Set(RULE_PROGRAM_PACKAGES.values())].join(' ')}` },
   'hint-programs': { needed: "the sandbox hints checked against the real programs' messages", install: 'apt-get install make curl wget' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };

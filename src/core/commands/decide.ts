@@ -13,8 +13,9 @@ import type { DeveloperContext } from '../exec/developer/context';
 import { checkListed, missVerdict } from './allowlist';
 import { ruleCoverage, suggestRules } from './commandRules';
 import { delegationOf, delegationVerdict, type Delegation } from './delegation';
-import { judgeCallEnv } from './callEnv';
-import { checkGitLocation, filterDriverNames, locateGitRepository } from './gitRepo';
+import { judgeCallEnv, perCallEnvAllowlist } from './callEnv';
+import { judgeGitConfiguration } from './gitConfig';
+import { checkGitLocation, locateGitRepository } from './gitRepo';
 import { commandKey, parseCommand, type ParsedCommand } from './parse';
 import { forbiddenAliasByIdentity, resolveProgram, type ResolvedProgram } from './resolve';
 import { forbiddenCategory, judgeCommand, prepareArgv } from './rules';
@@ -29,7 +30,7 @@ export interface CommandRequest {
   readonly directory?: string;
   readonly stdin?: string;
   readonly timeoutSeconds?: number;
-  /** Per-call environment overrides; only names on the child-environment allowlist are accepted. */
+  /** Per-call environment overrides: reviewed harmless names, or names the operator passes through (callEnv.ts). */
   readonly env?: Readonly<Record<string, string>>;
   /** Every element is data: "|", "<", ">" and ">>" are not operators (cmdshellmcp's tool has no pipelines). */
   readonly literal?: boolean;
@@ -58,6 +59,8 @@ export interface CommandPlan {
   readonly readOnly: boolean;
   /** The same, per stage. */
   readonly readOnlyStages: readonly boolean[];
+  /** Per stage, why a stage the rules call read-only is not (its git configuration), for the refusal message. */
+  readonly readOnlyNotes?: readonly (string | undefined)[];
   /**
    * Per stage: the program the PATH lookup found (judged by every name it has), and the argv to spawn — the
    * judged absolute path, then the arguments with the family hardening (sed --sandbox, read-only git).
@@ -116,6 +119,10 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
   const key = Array.isArray(request.command) ? commandKey(request.command, { literal: request.literal === true }) : '';
   const rules = [...policy.autoApprove, ...(context.sessionRules?.() ?? [])];
   try {
+    // The per-call environment first: planning builds the child's environment from it (callEnv.ts: harmless names,
+    // or names the operator passes through that are not in a refused family).
+    const envVerdict = judgeCallEnv(request.env, policy.root, { operatorAllowlist: policy.childEnvAllowlist });
+    if (envVerdict) return { key, checks: [envVerdict], actions: [], preApproved: false, notListed: [], suggestedRules: [] };
     const { plan, judged, gitLocations } = planCommand(request, policy, context);
     const coverage = ruleCoverage(rules, plan.parsed, key, context.preApproved);
     const checks: Verdict[] = [];
@@ -144,8 +151,6 @@ export function checkCommand(request: CommandRequest, policy: Policy, context: D
         if (refused) checks.push(refused);
       }
     });
-    const envVerdict = judgeCallEnv(request.env, policy.root);
-    if (envVerdict) checks.push(envVerdict);
     if (plan.stdoutFile) {
       const protectedVerdict = checkWritable(plan.stdoutFile.target, policy);
       if (protectedVerdict) checks.push(protectedVerdict);
@@ -215,7 +220,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
   // The child's environment decides the PATH lookup (and which git configuration files exist for it).
   const childEnv = buildChildEnv({
     parentEnv: context.parentEnv ?? process.env,
-    allowlist: policy.childEnvAllowlist,
+    allowlist: perCallEnvAllowlist(policy.childEnvAllowlist, request.env),
     ...(policy.safePath !== undefined && { safePath: policy.safePath }),
     ...(request.env && { overrides: { ...request.env } }),
     ...(context.developer && { developer: context.developer }),
@@ -230,6 +235,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
   const gitEnv = { ...(childEnv.GIT_DIR !== undefined && { gitDir: childEnv.GIT_DIR }), ...(childEnv.GIT_WORK_TREE !== undefined && { workTree: childEnv.GIT_WORK_TREE }) };
   // The stages alone: a redirect is its own action in the mode table.
   const readOnlyStages: boolean[] = [];
+  const readOnlyNotes: (string | undefined)[] = [];
   const judged: (Verdict | undefined)[] = [];
   const gitLocations: ReturnType<typeof gitStageLocation>[] = [];
   const delegations: (Delegation | undefined)[] = [];
@@ -249,19 +255,21 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
     const git = program ? gitStageLocation(stage, program, gitEnv) : undefined;
     gitLocations.push(git);
     if (stageReadOnly && git) {
-      // Read-only git runs with configuration-driven programs off; that needs every filter name configured for
-      // the repository this call uses (the own one, or a submodule/worktree git directory inside it).
+      // Read-only git: the repository this call uses (the own one, or a submodule/worktree git directory inside
+      // it) may set only harmless configuration keys, and runs with configuration-driven programs off, every
+      // configured filter name included (gitConfig.ts).
       const located = locateGitRepository(git, cwd.real, policy.root);
-      const filterDrivers = 'refused' in located ? undefined : filterDriverNames(located.repo ?? {}, childEnv);
-      if (filterDrivers) gitReadOnly = { filterDrivers };
+      const config = 'refused' in located ? undefined : judgeGitConfiguration(located.repo ?? {}, childEnv, policy.root);
+      if (config && 'filterDrivers' in config) gitReadOnly = { filterDrivers: config.filterDrivers };
       else stageReadOnly = false;
+      if (config && 'notReadOnly' in config) readOnlyNotes[i] = config.notReadOnly;
     }
     readOnlyStages.push(stageReadOnly);
     const prepared = prepareArgv(stage, { aliases, ...(gitReadOnly && { gitReadOnly }) });
     return [program?.path ?? stage[0]!, ...prepared.slice(1)];
   });
   const readOnly = readOnlyStages.every(Boolean);
-  const plan = { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv, delegations };
+  const plan = { parsed, cwd, ...(stdinFile && { stdinFile }), ...(stdoutFile && { stdoutFile }), timeoutMs, readOnly, readOnlyStages, ...(readOnlyNotes.length && { readOnlyNotes }), programs, spawnArgv, notFound, pathEnv: childEnv.PATH ?? '', gitEnv, delegations };
   return { plan, judged, gitLocations };
 }
 
@@ -278,7 +286,12 @@ function refuseUnlessReadOnly(plan: CommandPlan, only: NonNullable<CommandReques
   const i = plan.readOnlyStages.findIndex((ro) => !ro);
   if (i < 0) return undefined;
   const stage = plan.parsed.stages[i]!;
-  const what = plan.programs[i] === undefined ? `the program "${stage[0]}" was not found` : `"${commandKey(stage)}" is not known to be read-only (a program not on the read-only list, or an option that writes or runs a program)`;
+  const note = plan.readOnlyNotes?.[i];
+  const what = plan.programs[i] === undefined
+    ? `the program "${stage[0]}" was not found`
+    : note !== undefined
+      ? `"${commandKey(stage)}" is not read-only here: ${note}`
+      : `"${commandKey(stage)}" is not known to be read-only (a program not on the read-only list, or an option that writes or runs a program)`;
   return deny('NOT_READ_ONLY', 'tool.read-only-only.command', `${only.tool} runs only commands known to be read-only; ${what}.${instead}`);
 }
 

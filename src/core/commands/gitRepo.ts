@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { isInside } from '../paths/confine';
 import { deny, type Verdict } from '../verdict';
@@ -128,64 +127,4 @@ export function locateGitRepository(loc: GitLocation, cwd: string, root: string,
 export function checkGitLocation(loc: GitLocation, cwd: string, root: string, own: OwnRepository = ownRepository(root)): Verdict | undefined {
   const r = locateGitRepository(loc, cwd, root, own);
   return 'refused' in r ? r.refused : undefined;
-}
-
-/**
- * Filter driver names defined in the configuration files a git call reads (the repository's config and
- * config.worktree, the system file, the user's files under the child's HOME/XDG_CONFIG_HOME, and the files
- * they include), so read-only git can switch every one of them off. Undefined when a file could not be read
- * completely (then the call is not treated as read-only).
- */
-export function filterDriverNames(own: OwnRepository, childEnv: Readonly<Record<string, string | undefined>>): string[] | undefined {
-  const files: string[] = ['/etc/gitconfig'];
-  const home = childEnv.HOME;
-  const xdg = childEnv.XDG_CONFIG_HOME ?? (home ? path.join(home, '.config') : undefined);
-  if (xdg) files.push(path.join(xdg, 'git', 'config'));
-  if (home) files.push(path.join(home, '.gitconfig'));
-  if (childEnv.GIT_CONFIG_GLOBAL) files.push(childEnv.GIT_CONFIG_GLOBAL);
-  if (childEnv.GIT_CONFIG_SYSTEM) files.push(childEnv.GIT_CONFIG_SYSTEM);
-  if (own.commonDir) files.push(path.join(own.commonDir, 'config'));
-  if (own.gitDir) files.push(path.join(own.gitDir, 'config.worktree'));
-  const names = new Set<string>();
-  const seen = new Set<string>();
-  const queue = files.map((f) => ({ file: f, depth: 0 }));
-  while (queue.length) {
-    const { file, depth } = queue.shift()!;
-    if (seen.has(file) || depth > 10) continue;
-    seen.add(file);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
-      return undefined;
-    }
-    let section = '';
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.trim();
-      const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-      if (header) {
-        const sec = header[1]!.toLowerCase();
-        if (header[2] !== undefined) {
-          const sub = header[2].replace(/\\(.)/g, '$1');
-          section = `${sec}\u0000${sub}`;
-          if (sec === 'filter') names.add(sub);
-        } else {
-          section = sec;
-          const legacy = /^filter\.(.+)$/.exec(sec);
-          if (legacy) names.add(legacy[1]!);
-        }
-        continue;
-      }
-      // include.path / includeIf.<cond>.path: follow every one (conditions are not evaluated: reading more
-      // files only finds more names to switch off).
-      const kv = /^path\s*=\s*(.*)$/i.exec(line);
-      if (kv && (section === 'include' || section.startsWith('includeif\u0000'))) {
-        let p = kv[1]!.replace(/^"(.*)"$/, '$1');
-        if (p.startsWith('~/')) p = home ? path.join(home, p.slice(2)) : path.join(os.homedir(), p.slice(2));
-        queue.push({ file: path.resolve(path.dirname(file), p), depth: depth + 1 });
-      }
-    }
-  }
-  return [...names];
 }

@@ -14,6 +14,7 @@ import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { isolationOutcomeOf } from '../isolationState';
 import { parseRule, ruleCoversRequest } from './commandRules';
+import { perCallEnvAllowlist } from './callEnv';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
 import { delegationNote } from './delegation';
 
@@ -104,7 +105,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
       try {
         env = buildChildEnv({
           parentEnv: deps.parentEnv ?? process.env,
-          allowlist: policy.childEnvAllowlist,
+          allowlist: perCallEnvAllowlist(policy.childEnvAllowlist, request.env),
           ...(policy.safePath !== undefined && { safePath: policy.safePath }),
           ...(request.env && { overrides: { ...request.env } }),
           ...(developer && { developer }),

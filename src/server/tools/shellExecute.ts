@@ -21,7 +21,7 @@ export default defineTool({
     stdin: z.string().optional().describe('Standard input text.'),
     directory: z.string().optional().describe('Relative to the workspace root.'),
     timeout: z.number().positive().optional().describe('Seconds.'),
-    envs: z.record(z.string(), z.string()).optional().describe('Only names the server allows.'),
+    envs: z.record(z.string(), z.string()).optional().describe('Environment values for this call: LANG, LC_*, TZ, TERM, COLUMNS, LINES, NO_COLOR and the git author/committer identity always; other names only if the server passes them through.'),
   },
   outputSchema: commandOutputShape,
   annotations: anyCommandHints,

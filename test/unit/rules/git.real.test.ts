@@ -11,28 +11,35 @@ import { requires } from '../../helpers/needs';
 
 requires('git');
 /**
- * git with the real git: a workspace repository whose .git/config names a helper for every configuration-driven
- * program (core.fsmonitor, a clean filter, a textconv driver, diff.external, core.pager, a post-index-change
- * hook). Each test proves the helper really runs for the plain command, then that the argv decide plans to
- * spawn (spawnArgv: the judged path plus the read-only hardening) does NOT run it — or that decide refuses.
+ * git with the real git: the developer's own (global) git configuration names a helper for every
+ * configuration-driven program (core.fsmonitor, a clean filter, a textconv driver, diff.external, core.pager,
+ * signature verification), the workspace repository has the attributes that select them and a
+ * post-index-change hook. Each test proves the helper really runs for the plain command, then that the argv
+ * decide plans to spawn (spawnArgv: the judged path plus the read-only hardening) does NOT run it — or that
+ * decide refuses. The same keys in the repository's OWN configuration make git not read-only at all
+ * (gitConfig.real.test.ts covers that list family by family).
  */
 
 let base = '';
 let ws = '';
+let home = '';
 let marker = '';
 const helper = () => path.join(base, 'helper.sh');
 const GIT_ID = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/nonexistent-home-gs', ...GIT_ID };
+/** The developer's environment: HOME (with the armed .gitconfig) passed through to commands. */
+const armedEnv = () => ({ ...ENV, HOME: home });
 
 function git(args: string[], cwd = ws): ReturnType<typeof spawnSync> {
   return spawnSync('git', args, { cwd, env: ENV, encoding: 'utf8', timeout: 20_000 });
 }
 
-function armRepo(repo: string): void {
+/** The developer's global configuration names the helper everywhere; the repository selects it by attributes. */
+function armHome(repo: string): void {
   for (const [k, v] of [
     ['core.fsmonitor', helper()], ['diff.external', helper()], ['diff.tc.textconv', helper()],
     ['filter.ff.clean', helper()], ['core.pager', helper()], ['pager.status', 'true'],
-  ]) git(['config', k!, v!], repo);
+  ]) spawnSync('git', ['config', '--global', k!, v!], { env: armedEnv() });
   fs.writeFileSync(path.join(repo, '.gitattributes'), '*.txt diff=tc filter=ff\n');
   const hooks = path.join(repo, '.git', 'hooks');
   fs.mkdirSync(hooks, { recursive: true });
@@ -43,13 +50,15 @@ beforeAll(() => {
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-gitreal-')));
   ws = path.join(base, 'ws');
   marker = path.join(base, 'marker');
+  home = path.join(base, 'home');
   fs.mkdirSync(ws);
+  fs.mkdirSync(home);
   fs.writeFileSync(helper(), `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`, { mode: 0o755 });
   git(['init', '-q', '.']);
   fs.writeFileSync(path.join(ws, 'a.txt'), 'hi\n');
   git(['add', '.']);
   git(['commit', '-qm', 'one']);
-  armRepo(ws);
+  armHome(ws);
   fs.appendFileSync(path.join(ws, 'a.txt'), 'more\n');
   fs.utimesSync(path.join(ws, 'a.txt'), new Date('2001-01-01'), new Date('2001-01-01'));
 });
@@ -57,13 +66,13 @@ afterAll(() => {
   if (base) fs.rmSync(base, { recursive: true, force: true });
 });
 
-const policy = (mode: Mode = 'readOnly') => parsePolicy({ root: ws, allowCommands: ['git', 'git-log', 'git-status'], mode });
-const decide = (command: string[], directory?: string, mode: Mode = 'readOnly') => decideCommand({ command, ...(directory && { directory }) }, policy(mode), { parentEnv: { PATH: ENV.PATH } });
+const policy = (mode: Mode = 'readOnly') => parsePolicy({ root: ws, allowCommands: ['git', 'git-log', 'git-status'], mode, childEnvAllowlist: ['HOME'] });
+const decide = (command: string[], directory?: string, mode: Mode = 'readOnly') => decideCommand({ command, ...(directory && { directory }) }, policy(mode), { parentEnv: { PATH: ENV.PATH, HOME: home } });
 
 /** Runs an argv for real (no shell) and reports what the helper logged. */
 function ranHelper(argv: readonly string[], cwd = ws): string {
   fs.rmSync(marker, { force: true });
-  spawnSync(argv[0]!, argv.slice(1), { cwd, env: { ...ENV, ...NON_INTERACTIVE_ENV, GIT_PAGER: '' }, encoding: 'utf8', timeout: 20_000 });
+  spawnSync(argv[0]!, argv.slice(1), { cwd, env: { ...armedEnv(), ...NON_INTERACTIVE_ENV, GIT_PAGER: '' }, encoding: 'utf8', timeout: 20_000 });
   return fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
 }
 
@@ -85,7 +94,7 @@ describe('read-only git runs with configuration-driven programs off', () => {
 
   it('keeps the output of the hardened command (git status still reports the change)', () => {
     const spawn = decide(['git', 'status', '--porcelain']).plan!.spawnArgv[0]!;
-    const r = spawnSync(spawn[0]!, spawn.slice(1), { cwd: ws, env: ENV, encoding: 'utf8' });
+    const r = spawnSync(spawn[0]!, spawn.slice(1), { cwd: ws, env: armedEnv(), encoding: 'utf8' });
     expect(r.stdout).toContain('a.txt');
   });
 
@@ -109,19 +118,23 @@ describe('read-only git reaches no remote', () => {
     git(['config', 'uploadpack.allowAnySHA1InWant', 'true'], origin);
     const clone = path.join(base, 'partial');
     git(['clone', '-q', '--no-checkout', '--filter=blob:none', `file://${origin}`, clone], base);
-    git(['config', 'protocol.file.allow', 'always'], clone); // a per-protocol setting outranks protocol.allow
+    // A per-protocol setting outranks protocol.allow: the developer's own configuration allows file://.
+    const devHome = path.join(base, 'partial-home');
+    fs.mkdirSync(devHome);
+    fs.writeFileSync(path.join(devHome, '.gitconfig'), '[protocol "file"]\n\tallow = always\n');
+    const devEnv = { ...ENV, HOME: devHome };
     const missing = () => String(git(['rev-list', '--objects', '--missing=print', '--all'], clone).stdout).split('\n').filter((l) => l.startsWith('?'));
     expect(missing()).toHaveLength(1);
-    const p = parsePolicy({ root: clone, allowCommands: ['git'], mode: 'readOnly' });
-    const d = decideCommand({ command: ['git', 'show', 'HEAD:f.txt'] }, p, { parentEnv: { PATH: ENV.PATH } });
-    expect(d.plan!.readOnly).toBe(true);
+    const p = parsePolicy({ root: clone, allowCommands: ['git'], mode: 'readOnly', childEnvAllowlist: ['HOME'] });
+    const d = decideCommand({ command: ['git', 'show', 'HEAD:f.txt'] }, p, { parentEnv: { PATH: ENV.PATH, HOME: devHome } });
+    expect(d.plan!.readOnly).toBe(true); // a partial clone's own configuration is on the harmless list
     const spawn = d.plan!.spawnArgv[0]!;
-    const hardened = spawnSync(spawn[0]!, spawn.slice(1), { cwd: clone, env: ENV, encoding: 'utf8', timeout: 20_000 });
+    const hardened = spawnSync(spawn[0]!, spawn.slice(1), { cwd: clone, env: devEnv, encoding: 'utf8', timeout: 20_000 });
     expect(hardened.status).not.toBe(0);
     expect(hardened.stderr).toMatch(/not allowed/);
     expect(missing()).toHaveLength(1); // nothing was fetched
     // The same read without the hardening does reach the remote: the test above proves something.
-    expect(String(git(['show', 'HEAD:f.txt'], clone).stdout)).toBe('from the remote\n');
+    expect(String(spawnSync('git', ['show', 'HEAD:f.txt'], { cwd: clone, env: devEnv, encoding: 'utf8' }).stdout)).toBe('from the remote\n');
     expect(missing()).toHaveLength(0);
   });
 });
@@ -171,9 +184,13 @@ describe('a git directory other than the workspace\'s own cannot supply configur
     fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'sub', '.git'), `gitdir: ../.git/modules/sub\n`);
     expect(decide(['git', 'status'], 'sub', 'auto').verdict.kind).toBe('allow');
-    // Read-only there switches off the filters configured for THAT git directory too.
+    expect(decide(['git', 'status'], 'sub').plan!.readOnly).toBe(true);
+    // THAT git directory's own configuration is judged too: a filter there makes the call not read-only.
     git(['config', 'filter.subf.clean', helper()], modules);
-    expect(decide(['git', 'status'], 'sub').plan!.spawnArgv[0]).toContain('filter.subf.clean=');
+    expect(decide(['git', 'status'], 'sub').plan!.readOnly).toBe(false);
+    expect(decide(['git', 'status'], 'sub').verdict).toMatchObject({ kind: 'deny', code: 'MODE_READ_ONLY' });
+    expect(decide(['git', 'status']).plan!.readOnly).toBe(false); // the superproject's reads may recurse into it
+    git(['config', '--unset', 'filter.subf.clean'], modules);
   });
 });
 

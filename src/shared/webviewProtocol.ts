@@ -203,7 +203,8 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
     case 'undo':
       return str(o.id, MAX_ID_LENGTH) ? { type: 'undo', id: o.id } : undefined;
     case 'revoke':
-      if (!str(o.folder, 1000) || !str(o.key, MAX_KEY_LENGTH) || !KINDS.includes(o.kind as RememberedKind)) return undefined;
+      // "Always" rules are the user's, for every folder: listed (and revoked) with no folder.
+      if (!(str(o.folder, 1000) || (o.folder === '' && o.kind === 'always')) || !str(o.key, MAX_KEY_LENGTH) || !KINDS.includes(o.kind as RememberedKind)) return undefined;
       return { type: 'revoke', folder: o.folder, key: o.key, kind: o.kind as RememberedKind };
     default:
       return undefined;

@@ -152,10 +152,10 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
 
   it('explains a sandbox limit once per session per cause, and again in a new session', async () => {
     const c = await serve(ws);
-    const first = await call(c, ['git', 'add', 'a.txt']);
+    const first = await call(c, ['git', 'remote', 'add', 'up1', 'https://example.com/a.git']);
     expect(first.outcome).toBe('failed');
-    expect(first.text).toMatch(/Hint: The sandbox keeps \.git read-only.*start the server with --allow-git-writes/);
-    const again = await call(c, ['git', 'add', 'a.txt']);
+    expect(first.text).toMatch(/Hint: The sandbox keeps \.git's configuration and hooks read-only.*start the server with --allow-git-writes/);
+    const again = await call(c, ['git', 'remote', 'add', 'up2', 'https://example.com/a.git']);
     expect(again.hint?.cause).toBe('git-read-only'); // still in the structured result
     expect(again.text).not.toContain('Hint:');
     // Another cause in the same session is explained on its own.
@@ -164,6 +164,6 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
     // A new session hears it again.
     const c2 = await httpClient(servers[0]!.url);
     clients.push(c2);
-    expect((await call(c2, ['git', 'add', 'a.txt'])).text).toContain('Hint: The sandbox keeps .git read-only');
+    expect((await call(c2, ['git', 'remote', 'add', 'up3', 'https://example.com/a.git'])).text).toContain("Hint: The sandbox keeps .git's configuration and hooks read-only");
   });
 });

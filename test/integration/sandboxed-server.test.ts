@@ -101,10 +101,15 @@ describeWith('bubblewrap')('sandbox paths configured on the command line (real b
     expect(fs.existsSync(path.join(ws, 'deploy', 'planted'))).toBe(false);
   });
 
-  it('stops a command from planting a git hook: .git is read-only without --allow-git-writes', async () => {
-    const s = await run(['touch', '.git/pre-commit']);
+  it(".git's hooks and config are read-only without --allow-git-writes; the rest of .git is not", async () => {
+    fs.mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.git', 'config'), '[core]\n');
+    const s = await run(['touch', '.git/hooks/pre-commit']);
     expect(s.outcome).toBe('failed');
-    expect(fs.existsSync(path.join(ws, '.git', 'pre-commit'))).toBe(false);
+    expect(fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect((await run(['touch', '.git/config'])).outcome).toBe('failed');
+    expect(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect((await run(['touch', '.git/ORIG_HEAD'])).outcome).toBe('ok');
   });
 
   it('still lets commands write elsewhere in the workspace', async () => {

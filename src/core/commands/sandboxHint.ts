@@ -121,7 +121,7 @@ export function sandboxHint(output: string, facts: HintFacts): SandboxHint | und
   if (signs.gitReadOnly && facts.sandboxed && !facts.allowGitWrites && !facts.workspaceReadOnly) {
     return {
       cause: 'git-read-only',
-      text: `The sandbox keeps .git read-only, so git cannot write there (add, commit, branch, config). To let sandboxed commands write it, ${howToSet('allowGitWrites', facts.host, true)} (a command that can write .git can plant a hook that runs later, outside the sandbox).`,
+      text: `The sandbox keeps .git's configuration and hooks read-only, so git cannot change them (git config, a hook; add, commit and branch work). To let sandboxed commands write them, ${howToSet('allowGitWrites', facts.host, true)} (a command that can write .git can plant a hook that runs later, outside the sandbox).`,
     };
   }
   if (signs.network && facts.sandboxed && !facts.commandsHaveNetwork) {

@@ -6,6 +6,7 @@ import type { Executor } from '../core/exec/types';
 import type { BackupStore } from '../core/files/backupStore';
 import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
+import { Egress } from '../core/network/egress';
 import type { Policy } from '../core/policy';
 
 /**
@@ -16,6 +17,10 @@ import type { Policy } from '../core/policy';
 export class ServerContext {
   private currentPolicy: Policy;
   readonly memory = new ApprovalMemory();
+  /** Hosts a person allowed for the session or always from a card (network: domains), by host name. */
+  readonly hostMemory = new ApprovalMemory();
+  /** The egress proxies of sandboxed commands (one per call) and their socket folder. */
+  egress = new Egress();
   private readonly policyListeners = new Set<(p: Policy) => void>();
   /** Recomputes the isolation when the policy changes (mode readOnly makes the sandbox's workspace read-only). */
   isolationFor?: (policy: Policy) => IsolationState;
@@ -71,6 +76,8 @@ export class ServerContext {
       audit: this.audit,
       isolation: () => this.isolation,
       memory: this.memory,
+      egress: this.egress,
+      hostMemory: this.hostMemory,
     };
   }
 }

@@ -34,6 +34,7 @@ export function commandLimitsText(policy: Policy): string {
     `Allowed: ${names}.${patterns}`,
     'No shells, interpreters or risky options (find -exec …).',
     `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s); ${output}. Mode ${modeLabel(policy.mode)}.`,
+    ...(policy.network === 'domains' ? ['Network: only the allowed domains, through the proxy in HTTP(S)_PROXY.'] : []),
   ].join(' ');
 }
 

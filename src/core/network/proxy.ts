@@ -82,6 +82,15 @@ export function hostHeaderMatches(header: string | undefined, host: string, port
   return normalHost(m[1]!) === host && (m[2] === undefined ? port === defaultPort : Number(m[2]) === port);
 }
 
+/**
+ * A CONNECT's Host header may also name the proxy itself on the loopback (Node's own http.request does): a
+ * CONNECT's Host is never forwarded, so naming the proxy cannot pick another target. Anything else must match.
+ */
+function namesLoopback(header: string | undefined): boolean {
+  const m = HOST_HEADER.exec((header ?? '').trim());
+  return m !== null && ['127.0.0.1', 'localhost', '::1'].includes(normalHost(m[1]!));
+}
+
 type Refusal = { readonly status: number; readonly rule: string; readonly reason: string };
 type Admitted = { readonly target: CheckedTarget; readonly entry: ReturnType<AttemptRecord['note']> };
 
@@ -133,7 +142,7 @@ export async function startProxy(o: ProxyOptions): Promise<ProxySession> {
     client.on('error', () => undefined);
     const target = parseAuthority(req.url ?? '');
     if (!target) return void answer(client, malformed(req.url ?? '', 'CONNECT', `"CONNECT ${req.url}" does not name a host and a port`));
-    if (!hostHeaderMatches(req.headers.host, target.host, target.port, target.port)) {
+    if (!hostHeaderMatches(req.headers.host, target.host, target.port, target.port) && !namesLoopback(req.headers.host)) {
       return void answer(client, refused({ ...target, method: 'CONNECT' }, 400, 'network.proxy.host-mismatch', `the Host header "${req.headers.host}" names another host than CONNECT ${req.url}`));
     }
     void admit({ ...target, method: 'CONNECT' }).then((a) => {
@@ -204,8 +213,10 @@ export async function startProxy(o: ProxyOptions): Promise<ProxySession> {
       });
       upstream.on('timeout', () => upstream.destroy(new Error(`no answer within ${connectTimeoutMs / 1000} s`)));
       upstream.on('response', (up) => {
-        // The answer is the host's, one hop only: no keep-alive promise of the host's reaches the client.
+        // The host's answer without its hop-by-hop headers; the client's connection to the proxy may stay open
+        // (its next request is judged on its own), the one to the host closes after this request.
         const headers = forwardedHeaders(up.rawHeaders);
+        delete headers.connection;
         res.writeHead(up.statusCode ?? 502, up.statusMessage, headers);
         up.pipe(res);
         up.on('error', () => res.destroy());
@@ -228,9 +239,10 @@ export async function startProxy(o: ProxyOptions): Promise<ProxySession> {
     socket.on('error', () => undefined);
     answer(socket, malformed(req.url ?? '', req.method ?? 'GET', 'a protocol upgrade through the proxy is refused (use CONNECT)'));
   });
-  server.on('clientError', (_e, socket: Duplex) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
+  // What the HTTP parser itself rejects (a malformed request line or header) is on the record too.
+  server.on('clientError', (e: Error & { code?: string }, socket: Duplex) => {
+    if (e.code === 'ECONNRESET') return void socket.destroy();
+    answer(socket, malformed('(unparsable request)', '?', `the request could not be parsed (${e.code ?? e.message})`));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -74,6 +74,50 @@ describe('VS Code settings -> policy: a cloned repository cannot loosen the poli
     expect(policyOf({ network: { workspaceValue: 'allow' } }).policy.network).toBe('fetch');
   });
 
+  it('stops a workspace from trading network fetch for domains, or domains for fetch (each lets someone reach more)', () => {
+    let r = policyOf({ network: { globalValue: 'fetch', workspaceValue: 'domains' } });
+    expect(r.policy.network).toBe('fetch');
+    expect(r.ignored[0]).toMatchObject({ setting: 'guardedShell.network', value: 'domains' });
+    r = policyOf({ network: { globalValue: 'domains', workspaceValue: 'fetch' } });
+    expect(r.policy.network).toBe('domains');
+    expect(r.ignored).toHaveLength(1);
+    // Stricter everywhere: taken.
+    expect(policyOf({ network: { globalValue: 'allow', workspaceValue: 'domains' } }).policy.network).toBe('domains');
+    expect(policyOf({ network: { globalValue: 'domains', workspaceValue: 'deny' } }).policy.network).toBe('deny');
+  });
+
+  it('stops a workspace from adding hosts to the allowed domains or presets; it may only narrow them', () => {
+    const { policy, ignored } = policyOf({
+      'network.allowedDomains': { globalValue: ['*.example.org', 'pypi.org'], workspaceValue: ['api.example.org', 'evil.test', 'example.org'] },
+      'network.domainPresets': { globalValue: ['npm'], workspaceValue: ['npm', 'github'] },
+    });
+    expect(policy.allowedDomains).toEqual(['api.example.org']);
+    expect(policy.domainPresets).toEqual(['npm']);
+    expect(ignored).toEqual([
+      expect.objectContaining({ setting: 'guardedShell.network.allowedDomains', value: ['evil.test', 'example.org'] }),
+      expect.objectContaining({ setting: 'guardedShell.network.domainPresets', value: ['github'] }),
+    ]);
+  });
+
+  it('a workspace that names only presets drops the user\'s other hosts there (narrowing), and may add denied domains', () => {
+    const { policy, ignored } = policyOf({
+      'network.allowedDomains': { globalValue: ['registry.npmjs.org', 'internal.example'] },
+      'network.domainPresets': { workspaceValue: ['npm'] },
+      'network.deniedDomains': { globalValue: ['a.test'], workspaceValue: ['b.test'] },
+    });
+    expect(policy.allowedDomains).toEqual([]);
+    expect(policy.domainPresets).toEqual(['npm']); // every host of it is on the user's list
+    expect(policy.deniedDomains).toEqual(['a.test', 'b.test']);
+    expect(ignored).toEqual([]);
+  });
+
+  it('without a workspace value the user\'s lists apply as they are; a bad entry is dropped alone, reported', () => {
+    const { policy, ignored } = policyOf({ 'network.allowedDomains': { globalValue: ['ok.example', 'http://bad.example'] }, 'network.domainPresets': { globalValue: ['pypi', 'nosuch'] } });
+    expect(policy.allowedDomains).toEqual(['ok.example']);
+    expect(policy.domainPresets).toEqual(['pypi']);
+    expect(ignored.map((i) => i.value)).toEqual(['http://bad.example', 'nosuch']);
+  });
+
   it('stops a workspace from adding commands (curl, sh) to the allowlist', () => {
     const { policy, ignored } = policyOf({ allowCommands: { globalValue: ['ls', 'cat'], workspaceValue: ['ls', 'curl', 'sh'] } });
     expect(policy.allowCommands).toEqual(['ls']);

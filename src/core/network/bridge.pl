@@ -7,8 +7,12 @@
 # place: the command keeps the pid, the exit status and the signals it would have had.
 #
 # The relay is a grandchild, re-parented to the sandbox's init: no program that waits for "all its children"
-# waits for it. It needs no stop of its own: the PID namespace ends when the command does, and the kernel kills
-# it then. It keeps nothing of the command's: no terminal, no output pipe, no lifeline.
+# waits for it (and the command's own wait() can never return the relay's exit in place of its child's: the
+# middle process is reaped here, before the exec). It needs no stop of its own: bubblewrap runs the command in
+# a PID namespace of its own, which ends when the command does, and the kernel kills the relay then, before
+# the sandbox's exit is reported. That is also why the descriptors it inherited (the command's stdio, the
+# executor's lifeline) are not closed one by one here: they close with it, and closing them cost more than the
+# rest of the start.
 #
 # No module: `use Socket` alone would cost more than the rest of this script. The numbers are Linux's (AF_UNIX 1,
 # AF_INET 2, SOCK_STREAM 1); an ABI with others (MIPS: SOCK_STREAM 2) is asked through Socket.pm instead.
@@ -44,18 +48,6 @@ syswrite(STDERR, "guarded-shell proxy bridge: cannot run $cmd[0]: $!\n");
 exit($errno == 2 ? 127 : 126);
 
 sub serve {
-  open(STDIN, '<', '/dev/null');
-  open(STDOUT, '>', '/dev/null');
-  open(STDERR, '>', '/dev/null');
-  # Every other inherited descriptor (the executor's lifeline among them) is closed: fdopen, then close.
-  if (opendir(my $dir, '/proc/self/fd')) {
-    my @fds = grep { /^\d+$/ && $_ > 2 && $_ != fileno($listener) } readdir($dir);
-    closedir($dir);
-    for my $fd (@fds) {
-      my $h;
-      close($h) if open($h, '<&=', $fd) || open($h, '>&=', $fd);
-    }
-  }
   $SIG{CHLD} = 'IGNORE'; # each connection's relay is reaped by the kernel
   while (1) {
     my $client;

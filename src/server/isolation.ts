@@ -22,7 +22,7 @@ export function probeOnce(): Promise<IsolationProbe> {
  * confined to the policy's root, read-only in `readOnly` mode, network per the policy. Recomputed whenever the
  * policy changes, so switching to readOnly makes the workspace read-only in the kernel at once.
  */
-export function isolationFor(policy: Policy, probe: IsolationProbe, perl: string | undefined = findPerl()): IsolationState {
+export function isolationFor(policy: Policy, probe: IsolationProbe, perl: () => string | undefined = findPerl): IsolationState {
   const lists = sandboxPaths(policy);
   const state = isolationState(selectSandbox(policy.isolation, probe), {
     root: policy.root,
@@ -36,7 +36,7 @@ export function isolationFor(policy: Policy, probe: IsolationProbe, perl: string
     protectedPaths: policy.protectedPaths,
     allowGitWrites: policy.allowGitWrites,
   });
-  return withEgress(state, policy.network, perl);
+  return withEgress(state, policy.network, perl());
 }
 
 /**

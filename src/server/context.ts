@@ -45,6 +45,12 @@ export class ServerContext {
     this.currentPolicy = policy;
   }
 
+  /** Every remembered approval, commands' and hosts' alike, as the panels list and revoke them. */
+  readonly remembered = {
+    list: () => [...this.memory.list(), ...this.hostMemory.list()],
+    revoke: (key: string): boolean => [this.memory.revoke(key), this.hostMemory.revoke(key)].some(Boolean),
+  };
+
   get policy(): Policy {
     return this.currentPolicy;
   }

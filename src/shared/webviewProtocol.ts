@@ -64,7 +64,9 @@ export interface Card {
   readonly command?: CommandCard;
   readonly change?: ChangeCardData;
   readonly fetch?: { readonly url: string };
-  /** Which options the host accepts for this card ('always' only for commands). */
+  /** A host a running command wants to reach that is not on the allowed domains ("always" adds it there). */
+  readonly network?: { readonly host: string; readonly port: number; readonly method: string; readonly command?: string };
+  /** Which options the host accepts for this card ('always' only for commands and a command's host). */
   readonly options: readonly ApprovalOption[];
 }
 
@@ -90,6 +92,18 @@ export interface HistoryEntry {
   readonly hasDiff: boolean;
   /** True when the change's previous content is kept (editBackup: storage) and it was not undone yet: "Undo" works. */
   readonly canUndo?: boolean;
+  /** The hosts a command tried through the egress proxy (network: domains, fetch, deny in a sandbox). */
+  readonly hosts?: readonly HistoryHost[];
+}
+
+export interface HistoryHost {
+  readonly host: string;
+  readonly port: number;
+  readonly allowed: boolean;
+  readonly methods: readonly string[];
+  readonly requests: number;
+  readonly bytesSent: number;
+  readonly bytesReceived: number;
 }
 
 export type RememberedKind = 'session' | 'timed' | 'always';

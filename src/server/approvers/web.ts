@@ -39,7 +39,7 @@ export class WebApprover implements Approver {
     /** Milliseconds a request waits for a decision (the policy's approval timeout, read per request). */
     private readonly timeoutMs: () => number,
     /** The server's remembered approvals: listed on the history tab, revocable from there. */
-    private readonly memory: ApprovalMemory,
+    private readonly memory: Pick<ApprovalMemory, 'list' | 'revoke'>,
   ) {}
 
   approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision> {

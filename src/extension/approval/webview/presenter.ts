@@ -15,6 +15,7 @@ import { doublePromptNotice } from '../../../shared/approvalPanel/doublePrompt';
 
 const SECTION = 'guardedShell';
 const AUTO_APPROVE = 'autoApprove';
+const ALLOWED_DOMAINS = 'network.allowedDomains';
 
 export interface WebviewPresenterOptions {
   /** The extension's folder: the page's scripts and styles are served from its `media/` only. */
@@ -207,7 +208,7 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
         }
         this.settle(m.id, { approved: true, by: 'user', option: m.option });
         if (m.option === 'session' || m.option === 'timed') this.remembered.grant(p.folder, p.request.key, m.option);
-        if (m.option === 'always') await this.addAlways(p.request.key);
+        if (m.option === 'always') await (p.request.network ? this.addAllowedDomain(p.request.network.host) : this.addAlways(p.request.key));
         this.scheduleHistory();
         return;
       }
@@ -262,6 +263,15 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
     if (list.includes(key)) return;
     await vscode.workspace.getConfiguration(SECTION).update(AUTO_APPROVE, [...list, key], vscode.ConfigurationTarget.Global);
     this.options.log?.info(`"${key}" added to the user setting guardedShell.autoApprove`);
+  }
+
+  /** "Always allow this host" (a running command's card, network: domains): the USER's allowed domains. */
+  private async addAllowedDomain(host: string): Promise<void> {
+    const v = vscode.workspace.getConfiguration(SECTION).inspect<string[]>(ALLOWED_DOMAINS)?.globalValue;
+    const list = Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+    if (list.includes(host)) return;
+    await vscode.workspace.getConfiguration(SECTION).update(ALLOWED_DOMAINS, [...list, host], vscode.ConfigurationTarget.Global);
+    this.options.log?.info(`"${host}" added to the user setting guardedShell.network.allowedDomains`);
   }
 
   private async revoke(folder: string, key: string, kind: RememberedKind): Promise<void> {

@@ -341,12 +341,20 @@ export const SETTINGS = {
     },
   },
   fetchAllowLoopback: {
-    target: 'policy', policyPath: 'fetch.allowLoopback', schema: z.boolean(), default: false, summary: 'let fetch reach 127.0.0.0/8 and ::1',
+    target: 'policy', policyPath: 'fetch.allowLoopback', schema: z.boolean(), default: false, summary: 'let fetch (and the proxy, network domains) reach 127.0.0.0/8 and ::1',
     cli: [{ name: '--fetch-allow-loopback', value: true }], config: [{ key: 'fetch.allowLoopback' }],
+    vscode: {
+      key: 'fetch.allowLoopback', scope: 'user',
+      description: 'Let the fetch tool, and with `#guardedShell.network#` `domains` the proxy of sandboxed commands, reach loopback addresses (`127.0.0.0/8`, `::1`): a registry or service on this machine. The host must still be allowed.',
+    },
   },
   fetchAllowPrivate: {
-    target: 'policy', policyPath: 'fetch.allowPrivate', schema: z.boolean(), default: false, summary: 'let fetch reach private and link-local networks',
+    target: 'policy', policyPath: 'fetch.allowPrivate', schema: z.boolean(), default: false, summary: 'let fetch (and the proxy, network domains) reach private and link-local networks',
     cli: [{ name: '--fetch-allow-private', value: true }], config: [{ key: 'fetch.allowPrivate' }],
+    vscode: {
+      key: 'fetch.allowPrivate', scope: 'user',
+      description: 'Let the fetch tool, and with `#guardedShell.network#` `domains` the proxy of sandboxed commands, reach private, link-local, shared and documentation addresses (`10.0.0.0/8`, `192.168.0.0/16`, …): a registry inside your network. Cloud metadata addresses stay refused. The host must still be allowed.',
+    },
   },
   fetchTimeoutSeconds: {
     target: 'policy', policyPath: 'fetch.timeoutSeconds', schema: seconds.max(300), default: 30, summary: 'seconds a fetch may take',

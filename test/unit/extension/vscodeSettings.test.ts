@@ -86,6 +86,12 @@ describe('VS Code settings -> policy: a cloned repository cannot loosen the poli
     expect(policyOf({ network: { globalValue: 'domains', workspaceValue: 'deny' } }).policy.network).toBe('deny');
   });
 
+  it('takes the fetch address exceptions (loopback, private) from user settings only', () => {
+    const { policy, ignored } = policyOf({ 'fetch.allowLoopback': { globalValue: true }, 'fetch.allowPrivate': { workspaceValue: true } });
+    expect(policy.fetch).toMatchObject({ allowLoopback: true, allowPrivate: false });
+    expect(ignored).toEqual([expect.objectContaining({ setting: 'guardedShell.fetch.allowPrivate', scope: 'workspace' })]);
+  });
+
   it('stops a workspace from adding hosts to the allowed domains or presets; it may only narrow them', () => {
     const { policy, ignored } = policyOf({
       'network.allowedDomains': { globalValue: ['*.example.org', 'pypi.org'], workspaceValue: ['api.example.org', 'evil.test', 'example.org'] },

@@ -313,6 +313,6 @@ describeWith('bubblewrap', 'http-clients')('network: domains, real clients in th
     const s = setup({ mode: 'auto' });
     const r = await run(s, ['curl', '-sS', `http://other.test:${other.port}/x`]);
     expect(s.asked).toEqual([]);
-    expect(r.network!.attempts[0]!.reason).toMatch(/guardedShell\.network\.allowedDomains \(--allow-domain other\.test\)/);
+    expect(r.network!.attempts[0]!.reason).toMatch(/guardedShell\.domains\.allowed \(--allow-domain other\.test\)/);
   });
 });

@@ -187,7 +187,7 @@ export const SETTINGS = {
       enumDescriptions: [
         'Nothing: sandboxed commands have no network and the fetch tool is not offered.',
         'Only the fetch tool (public addresses, every redirect checked, asked per mode); sandboxed commands have no network.',
-        'The fetch tool and sandboxed commands reach only the hosts of `#guardedShell.network.allowedDomains#` and `#guardedShell.network.domainPresets#`, commands through a proxy outside the sandbox that records every attempt. A host not listed can be allowed from a card in the modes that ask.',
+        'The fetch tool and sandboxed commands reach only the hosts of `#guardedShell.domains.allowed#` and `#guardedShell.domains.presets#`, commands through a proxy outside the sandbox that records every attempt. A host not listed can be allowed from a card in the modes that ask.',
         'The fetch tool, and sandboxed commands reach everything this machine reaches.',
       ],
     },
@@ -197,8 +197,8 @@ export const SETTINGS = {
     summary: 'with network domains: hosts the fetch tool and sandboxed commands may reach (a name, *.suffix for the names below it, or an IP address)',
     cli: [{ name: '--allow-domain', arg: 'NAME', many: true }], config: [{ key: 'allowedDomains' }],
     vscode: {
-      key: 'network.allowedDomains', scope: 'subset',
-      description: 'With `#guardedShell.network#` `domains`: the hosts the fetch tool and sandboxed commands may reach. An entry is a name (`registry.npmjs.org`), `*.suffix` (every name below it, e.g. `*.githubusercontent.com`) or an IP address. Names are checked before any lookup, and the address a name resolves to must still be public (`guardedShell.network.deniedDomains` wins over this list).',
+      key: 'domains.allowed', scope: 'subset',
+      description: 'With `#guardedShell.network#` `domains`: the hosts the fetch tool and sandboxed commands may reach. An entry is a name (`registry.npmjs.org`), `*.suffix` (every name below it, e.g. `*.githubusercontent.com`) or an IP address. Names are checked before any lookup, and the address a name resolves to must still be public (`guardedShell.domains.denied` wins over this list).',
     },
   },
   domainPresets: {
@@ -206,14 +206,14 @@ export const SETTINGS = {
     summary: `with network domains: named host lists added to the allowed domains (${DOMAIN_PRESET_NAMES.map((n) => `${n}: ${DOMAIN_PRESETS[n].join(' ')}`).join('; ')})`,
     cli: [{ name: '--domain-preset', arg: DOMAIN_PRESET_NAMES.join('|'), many: true }], config: [{ key: 'domainPresets' }],
     vscode: {
-      key: 'network.domainPresets', scope: 'subset',
-      description: `With \`#guardedShell.network#\` \`domains\`: named host lists added to \`#guardedShell.network.allowedDomains#\`: ${DOMAIN_PRESET_NAMES.map((n) => `\`${n}\` (${DOMAIN_PRESETS[n].join(', ')})`).join(', ')}.`,
+      key: 'domains.presets', scope: 'subset',
+      description: `With \`#guardedShell.network#\` \`domains\`: named host lists added to \`#guardedShell.domains.allowed#\`: ${DOMAIN_PRESET_NAMES.map((n) => `\`${n}\` (${DOMAIN_PRESETS[n].join(', ')})`).join(', ')}.`,
     },
   },
   deniedDomains: {
     target: 'policy', schema: z.array(domainEntry), default: [], summary: 'hosts never reached, even when an allowed entry or a preset matches them',
     cli: [{ name: '--deny-domain', arg: 'NAME', many: true }], config: [{ key: 'deniedDomains' }],
-    vscode: { key: 'network.deniedDomains', scope: 'union', description: 'Hosts the fetch tool and sandboxed commands never reach, even when an allowed entry or a preset matches them (a name, `*.suffix` or an IP address).' },
+    vscode: { key: 'domains.denied', scope: 'union', description: 'Hosts the fetch tool and sandboxed commands never reach, even when an allowed entry or a preset matches them (a name, `*.suffix` or an IP address).' },
   },
   allowCommands: {
     target: 'policy', schema: z.array(commandName), default: DEFAULT_ALLOW_COMMANDS,
@@ -390,7 +390,7 @@ export function scopeText(scope: VscodeScope): string {
     case 'user': return USER_ONLY;
     case 'union': return 'Workspace values are added to yours.';
     case 'narrow': return 'The list itself comes from user settings; a workspace may only **narrow** it (its list is intersected with yours, and your patterns stop applying there).';
-    case 'subset': return 'The list itself comes from user settings (with `guardedShell.network.domainPresets`); a workspace may only **narrow** it: its entries are kept where your list covers them.';
+    case 'subset': return 'The list itself comes from user settings (with `guardedShell.domains.presets`); a workspace may only **narrow** it: its entries are kept where your list covers them.';
   }
 }
 

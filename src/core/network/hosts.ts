@@ -17,7 +17,7 @@ type DomainPolicy = Pick<Policy, 'network' | 'mode' | 'allowedDomains' | 'denied
 export function howToAllow(host: string): string {
   const h = normalHost(host);
   const preset = DOMAIN_PRESET_NAMES.find((n) => (DOMAIN_PRESETS[n] as readonly string[]).includes(h));
-  return `guardedShell.network.allowedDomains (--allow-domain ${h})${preset ? ` or the "${preset}" preset (guardedShell.network.domainPresets, --domain-preset ${preset})` : ''}`;
+  return `guardedShell.domains.allowed (--allow-domain ${h})${preset ? ` or the "${preset}" preset (guardedShell.domains.presets, --domain-preset ${preset})` : ''}`;
 }
 
 /**
@@ -30,7 +30,7 @@ export function hostVerdict(p: DomainPolicy, host: string, action: Action): Verd
     case 'invalid':
       return deny('NETWORK_DENIED', 'network.host.invalid', `${listing.reason}.`);
     case 'denied':
-      return deny('NETWORK_DENIED', 'network.domain.denied', `${host} matches "${listing.entry}" in the denied domains (guardedShell.network.deniedDomains, --deny-domain).`);
+      return deny('NETWORK_DENIED', 'network.domain.denied', `${host} matches "${listing.entry}" in the denied domains (guardedShell.domains.denied, --deny-domain).`);
     case 'listed':
       return allow('network.domain.listed');
     case 'unlisted': {

@@ -1,6 +1,6 @@
 /**
  * Domain presets: small lists of the hosts a package manager or a code host needs, as DATA (not code), so
- * `--domain-preset npm` / `guardedShell.network.domainPresets: ["npm"]` says exactly which hosts it lets in. Each
+ * `--domain-preset npm` / `guardedShell.domains.presets: ["npm"]` says exactly which hosts it lets in. Each
  * list is what the tool's default configuration contacts to resolve and download packages, nothing more
  * (no telemetry, no documentation sites). A preset adds to `allowedDomains`; `deniedDomains` still wins.
  */

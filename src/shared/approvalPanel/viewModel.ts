@@ -15,7 +15,7 @@ export const STDIN_PREVIEW_LINES = 10;
  * The options the server honours for a request. Session and 15-minute approvals are remembered by the server for
  * command lines (ApprovalMemory, keyed by the exact command line) and for a running command's hosts (keyed by
  * host), and "always" is written to the user's `guardedShell.autoApprove` (command lines) or
- * `guardedShell.network.allowedDomains` (a host): offering them for a file change or a fetch would be a button
+ * `guardedShell.domains.allowed` (a host): offering them for a file change or a fetch would be a button
  * that silently does less than it says.
  */
 export function optionsFor(request: ApprovalRequest): ApprovalOption[] {

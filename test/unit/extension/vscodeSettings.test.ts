@@ -94,22 +94,22 @@ describe('VS Code settings -> policy: a cloned repository cannot loosen the poli
 
   it('stops a workspace from adding hosts to the allowed domains or presets; it may only narrow them', () => {
     const { policy, ignored } = policyOf({
-      'network.allowedDomains': { globalValue: ['*.example.org', 'pypi.org'], workspaceValue: ['api.example.org', 'evil.test', 'example.org'] },
-      'network.domainPresets': { globalValue: ['npm'], workspaceValue: ['npm', 'github'] },
+      'domains.allowed': { globalValue: ['*.example.org', 'pypi.org'], workspaceValue: ['api.example.org', 'evil.test', 'example.org'] },
+      'domains.presets': { globalValue: ['npm'], workspaceValue: ['npm', 'github'] },
     });
     expect(policy.allowedDomains).toEqual(['api.example.org']);
     expect(policy.domainPresets).toEqual(['npm']);
     expect(ignored).toEqual([
-      expect.objectContaining({ setting: 'guardedShell.network.allowedDomains', value: ['evil.test', 'example.org'] }),
-      expect.objectContaining({ setting: 'guardedShell.network.domainPresets', value: ['github'] }),
+      expect.objectContaining({ setting: 'guardedShell.domains.allowed', value: ['evil.test', 'example.org'] }),
+      expect.objectContaining({ setting: 'guardedShell.domains.presets', value: ['github'] }),
     ]);
   });
 
   it('a workspace that names only presets drops the user\'s other hosts there (narrowing), and may add denied domains', () => {
     const { policy, ignored } = policyOf({
-      'network.allowedDomains': { globalValue: ['registry.npmjs.org', 'internal.example'] },
-      'network.domainPresets': { workspaceValue: ['npm'] },
-      'network.deniedDomains': { globalValue: ['a.test'], workspaceValue: ['b.test'] },
+      'domains.allowed': { globalValue: ['registry.npmjs.org', 'internal.example'] },
+      'domains.presets': { workspaceValue: ['npm'] },
+      'domains.denied': { globalValue: ['a.test'], workspaceValue: ['b.test'] },
     });
     expect(policy.allowedDomains).toEqual([]);
     expect(policy.domainPresets).toEqual(['npm']); // every host of it is on the user's list
@@ -118,7 +118,7 @@ describe('VS Code settings -> policy: a cloned repository cannot loosen the poli
   });
 
   it('without a workspace value the user\'s lists apply as they are; a bad entry is dropped alone, reported', () => {
-    const { policy, ignored } = policyOf({ 'network.allowedDomains': { globalValue: ['ok.example', 'http://bad.example'] }, 'network.domainPresets': { globalValue: ['pypi', 'nosuch'] } });
+    const { policy, ignored } = policyOf({ 'domains.allowed': { globalValue: ['ok.example', 'http://bad.example'] }, 'domains.presets': { globalValue: ['pypi', 'nosuch'] } });
     expect(policy.allowedDomains).toEqual(['ok.example']);
     expect(policy.domainPresets).toEqual(['pypi']);
     expect(ignored.map((i) => i.value)).toEqual(['http://bad.example', 'nosuch']);

@@ -107,7 +107,7 @@ describe('the verdict on a host (proxy and fetch tool alike)', () => {
     expect(hostVerdict(policy({ mode: 'confirmChanges' }), 'other.test', 'command').kind).toBe('ask');
     const auto = hostVerdict(policy({ mode: 'auto' }), 'other.test', 'command');
     expect(auto).toMatchObject({ kind: 'deny', rule: 'network.domain.unlisted' });
-    expect(auto.kind === 'deny' && auto.reason).toMatch(/guardedShell\.network\.allowedDomains \(--allow-domain other\.test\)/);
+    expect(auto.kind === 'deny' && auto.reason).toMatch(/guardedShell\.domains\.allowed \(--allow-domain other\.test\)/);
     expect(hostVerdict(policy({ mode: 'readOnly' }), 'other.test', 'command').kind).toBe('deny');
     // The fetch tool's action: confirmChanges does not ask about a fetch, so an unlisted host is refused there.
     expect(hostVerdict(policy({ mode: 'confirmChanges' }), 'other.test', 'egress').kind).toBe('deny');

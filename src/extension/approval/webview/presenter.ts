@@ -15,7 +15,7 @@ import { doublePromptNotice } from '../../../shared/approvalPanel/doublePrompt';
 
 const SECTION = 'guardedShell';
 const AUTO_APPROVE = 'autoApprove';
-const ALLOWED_DOMAINS = 'network.allowedDomains';
+const ALLOWED_DOMAINS = 'domains.allowed';
 
 export interface WebviewPresenterOptions {
   /** The extension's folder: the page's scripts and styles are served from its `media/` only. */
@@ -271,7 +271,7 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
     const list = Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
     if (list.includes(host)) return;
     await vscode.workspace.getConfiguration(SECTION).update(ALLOWED_DOMAINS, [...list, host], vscode.ConfigurationTarget.Global);
-    this.options.log?.info(`"${host}" added to the user setting guardedShell.network.allowedDomains`);
+    this.options.log?.info(`"${host}" added to the user setting guardedShell.domains.allowed`);
   }
 
   private async revoke(folder: string, key: string, kind: RememberedKind): Promise<void> {

@@ -6,6 +6,7 @@
  */
 
 import type { ApprovalOption, ChangeKind } from '../core/approval';
+import type { HostAttempt } from '../core/network/record';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The view model: what a card shows, computed on the host (src/shared/approvalPanel/viewModel.ts).
@@ -96,15 +97,8 @@ export interface HistoryEntry {
   readonly hosts?: readonly HistoryHost[];
 }
 
-export interface HistoryHost {
-  readonly host: string;
-  readonly port: number;
-  readonly allowed: boolean;
-  readonly methods: readonly string[];
-  readonly requests: number;
-  readonly bytesSent: number;
-  readonly bytesReceived: number;
-}
+/** One host of a command's record (src/core/network/record.ts), as the history shows it (no rule, no reason). */
+export type HistoryHost = Pick<HostAttempt, 'host' | 'port' | 'allowed' | 'methods' | 'requests' | 'bytesSent' | 'bytesReceived'>;
 
 export type RememberedKind = 'session' | 'timed' | 'always';
 

@@ -69,6 +69,11 @@ async function origin(name: string): Promise<Origin> {
     if (req.url!.startsWith('/tiny') || req.url!.startsWith('/-/')) return void res.writeHead(404).end('{}');
     res.writeHead(200, { 'content-type': 'text/plain' }).end(`hello from ${name}${req.url}\n`);
   });
+  // A CONNECT that arrives INSIDE a tunnel lands at the host: recorded and answered here, never relayed.
+  o.server.on('connect', (req: http.IncomingMessage, socket: import('node:net').Socket) => {
+    o.urls.push(`CONNECT ${req.url}`);
+    socket.end('HTTP/1.1 405 Not A Proxy\r\ncontent-length: 0\r\n\r\n');
+  });
   o.server.on('connection', () => o.connections++);
   await new Promise<void>((r) => o.server.listen(0, '127.0.0.1', r));
   o.port = (o.server.address() as AddressInfo).port;
@@ -81,14 +86,14 @@ const http = require('node:http'), net = require('node:net'), dns = require('nod
 const [allowedPort, otherPort, dnsPort] = process.argv.slice(2).map(Number);
 const proxy = new URL(process.env.HTTPS_PROXY);
 const say = (what, result) => console.log(JSON.stringify({ what, result }));
-const connectVia = (target) => new Promise((resolve) => {
+const connectVia = (target, inside) => new Promise((resolve) => {
   const req = http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: target });
   req.on('connect', (res, socket) => {
     if (res.statusCode !== 200) { socket.destroy(); return resolve('status ' + res.statusCode); }
     let body = '';
     socket.on('data', (d) => (body += d));
-    socket.on('end', () => resolve(body.split('\r\n\r\n')[1]));
-    socket.write('GET /via-connect HTTP/1.0\r\nHost: ' + target + '\r\n\r\n');
+    socket.on('end', () => resolve(inside ? body.split('\r\n')[0] : body.split('\r\n\r\n')[1]));
+    socket.write(inside || 'GET /via-connect HTTP/1.0\r\nHost: ' + target + '\r\n\r\n');
   });
   req.on('error', (e) => resolve(e.code));
   req.end();
@@ -102,6 +107,8 @@ const direct = (port, host) => new Promise((resolve) => {
 (async () => {
   say('connect allowed', await connectVia('allowed.test:' + allowedPort));
   say('connect other', await connectVia('other.test:' + otherPort));
+  // A relay attempt: a second CONNECT sent inside the allowed tunnel.
+  say('connect inside connect', await connectVia('allowed.test:' + allowedPort, 'CONNECT other.test:' + otherPort + ' HTTP/1.1\r\nHost: other.test:' + otherPort + '\r\n\r\n'));
   say('direct loopback', await direct(allowedPort, '127.0.0.1'));
   say('direct outside', await direct(443, '93.184.216.34'));
   const resolver = new dns.promises.Resolver({ timeout: 1000, tries: 1 });
@@ -242,7 +249,7 @@ describeWith('bubblewrap', 'http-clients')('network: domains, real clients in th
     fs.rmSync(path.join(ws, 'node_modules'), { recursive: true, force: true });
   });
 
-  it('node reaches a listed name through the proxy; a direct socket and its own DNS queries go nowhere', async () => {
+  it('node reaches a listed name through the proxy; a relayed CONNECT, a direct socket and its own DNS queries go nowhere', async () => {
     fresh();
     const s = setup();
     const r = await run(s, ['npm', 'run', '--silent', '--no-update-notifier', 'probe', '--', String(allowed.port), String(other.port), String((dns.address() as AddressInfo).port)], 60);
@@ -250,12 +257,13 @@ describeWith('bubblewrap', 'http-clients')('network: domains, real clients in th
     expect(said).toEqual({
       'connect allowed': 'hello from allowed.test/via-connect\n',
       'connect other': 'status 403',
+      'connect inside connect': 'HTTP/1.1 405 Not A Proxy', // the listed host answered it: nothing was relayed
       'direct loopback': 'ECONNREFUSED', // the sandbox's own loopback: the host's servers are not there
       'direct outside': 'ENETUNREACH', // no route out of the sandbox at all
       'own dns server': 'ECONNREFUSED',
       'system resolver': expect.stringMatching(/^(EAI_AGAIN|ENOTFOUND)$/),
     });
-    expect(allowed.urls).toEqual(['/via-connect']); // the direct connection never arrived
+    expect(allowed.urls).toEqual(['/via-connect', `CONNECT other.test:${other.port}`]); // the direct connection never arrived
     expect(other.connections).toBe(0);
     expect(dnsPackets).toBe(0);
     expect(hostsOf(r).sort()).toEqual(['allowed.test allowed CONNECT', 'other.test refused CONNECT']);

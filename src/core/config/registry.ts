@@ -198,7 +198,7 @@ export const SETTINGS = {
     cli: [{ name: '--allow-domain', arg: 'NAME', many: true }], config: [{ key: 'allowedDomains' }],
     vscode: {
       key: 'domains.allowed', scope: 'subset',
-      description: 'With `#guardedShell.network#` `domains`: the hosts the fetch tool and sandboxed commands may reach. An entry is a name (`registry.npmjs.org`), `*.suffix` (every name below it, e.g. `*.githubusercontent.com`) or an IP address. Names are checked before any lookup, and the address a name resolves to must still be public (`guardedShell.domains.denied` wins over this list).',
+      description: 'With `#guardedShell.network#` `domains`: the hosts the fetch tool and sandboxed commands may reach. An entry is a name (`registry.npmjs.org`), `*.suffix` (every name below it, e.g. `*.githubusercontent.com`) or an IP address. Names are checked before any lookup, and the address a name resolves to must still be public (`#guardedShell.fetch.allowLoopback#`, `#guardedShell.fetch.allowPrivate#` aside); `#guardedShell.domains.denied#` wins over this list. A host not listed can be allowed from a card ("Always" adds it here).',
     },
   },
   domainPresets: {

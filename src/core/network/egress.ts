@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LookupAll } from '../fetch/resolve';
 import { startProxy, type ProxyOptions, type ProxySession } from './proxy';
+import type { NetworkRecord } from './record';
 
 /**
  * The server's side of the egress proxy: one per server process. It owns the folder the per-command sockets live
@@ -13,26 +14,43 @@ import { startProxy, type ProxyOptions, type ProxySession } from './proxy';
 export class Egress {
   private dir: string | undefined;
   private count = 0;
+  private sessions = 0;
   private readonly removeDir = (): void => {
     if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
   };
 
   constructor(private readonly options: { readonly lookup?: LookupAll; readonly tmpdir?: string } = {}) {}
 
-  open(o: Omit<ProxyOptions, 'socketPath' | 'lookup'>): Promise<ProxySession> {
+  async open(o: Omit<ProxyOptions, 'socketPath' | 'lookup'>): Promise<ProxySession> {
     if (!this.dir) {
       // A Unix socket path holds at most 107 bytes: a long TMPDIR falls back to /tmp.
       const base = this.options.tmpdir ?? os.tmpdir();
       this.dir = fs.mkdtempSync(path.join(base.length > 60 ? '/tmp' : base, 'gs-net-'));
       process.once('exit', this.removeDir);
     }
-    return startProxy({ ...o, socketPath: path.join(this.dir, `${++this.count}.sock`), ...(this.options.lookup && { lookup: this.options.lookup }) });
+    this.sessions++;
+    let session: ProxySession;
+    try {
+      session = await startProxy({ ...o, socketPath: path.join(this.dir, `${++this.count}.sock`), ...(this.options.lookup && { lookup: this.options.lookup }) });
+    } catch (e) {
+      this.closed();
+      throw e;
+    }
+    let closing: Promise<NetworkRecord> | undefined;
+    return { ...session, record: () => session.record(), close: () => (closing ??= session.close().finally(() => this.closed())) };
+  }
+
+  /** The folder goes with the last open session: a server killed between commands leaves nothing behind. */
+  private closed(): void {
+    if (--this.sessions > 0) return;
+    this.removeDir();
+    process.off('exit', this.removeDir);
   }
 
   /** Removes the socket folder (each session removed its own socket when it closed). */
   dispose(): void {
     this.removeDir();
     process.off('exit', this.removeDir);
-    this.dir = undefined;
   }
 }

@@ -175,7 +175,16 @@
     if (c.command) return c.command.stages.map((/** @type {string[]} */ s) => s.map(quoted).join(' ')).join(' | ');
     if (c.change) return (KIND_TEXT[/** @type {keyof typeof KIND_TEXT} */ (c.change.kind)] || c.change.kind) + ' ' + c.change.files.join(' → ');
     if (c.fetch) return 'fetch ' + c.fetch.url;
+    if (c.network) return 'reach ' + c.network.host + ':' + c.network.port;
     return c.tool;
+  }
+
+  /** A host a running command wants to reach (network: domains), and the command. @param {any} n */
+  function renderHost(n) {
+    const box = el('div', { className: 'host' },
+      el('p', null, el('span', { className: 'label', text: 'Host: ' }), ltr(n.host + ':' + n.port, 'path').node, ' (' + n.method + '), not on the allowed domains'));
+    if (n.command !== undefined) box.append(el('p', null, el('span', { className: 'label', text: 'Asked by the running command: ' }), ltr(n.command, 'path').node));
+    return box;
   }
 
   /** @param {any} c  a Card (src/shared/webviewProtocol.ts) */
@@ -185,7 +194,7 @@
     const when = new Date(c.since);
     li.append(
       el('header', { className: 'card-head' },
-        el('h2', { className: 'tool', attrs: { id: titleId } }, c.command ? 'Run command' : c.change ? 'Change files' : c.fetch ? 'Fetch URL' : 'Request', el('span', { className: 'sr-only', text: ': ' + summary(c) })),
+        el('h2', { className: 'tool', attrs: { id: titleId } }, c.command ? 'Run command' : c.change ? 'Change files' : c.fetch ? 'Fetch URL' : c.network ? 'Reach a host' : 'Request', el('span', { className: 'sr-only', text: ': ' + summary(c) })),
         el('span', { className: 'badge', text: c.tool, attrs: { title: 'MCP tool' } }),
         el('span', { className: 'folder', text: c.folder, attrs: { title: 'Workspace folder' } }),
         el('time', { className: 'since', text: when.toLocaleTimeString(), attrs: { datetime: when.toISOString() } }),
@@ -194,6 +203,7 @@
     if (c.command) li.append(renderCommand(c.command));
     if (c.change) li.append(renderChange(c.change, c.id));
     if (c.fetch) li.append(el('p', { className: 'fetch' }, 'URL: ', ltr(c.fetch.url, 'path').node));
+    if (c.network) li.append(renderHost(c.network));
     const why = el('p', { className: 'why' }, el('span', { className: 'label', text: 'Why asked: ' }));
     appendVisible(why, c.reason || 'the policy asks');
     why.append(' ', el('code', { className: 'rule', text: c.rule, attrs: { title: 'Policy rule' } }));
@@ -313,7 +323,9 @@
     const buttons = el('div', { className: 'buttons' });
     for (const b of OPTION_BUTTONS) {
       if (b.approved && !c.options.includes(b.option)) continue;
-      buttons.append(el('button', { className: b.className, text: b.label, attrs: { type: 'button', 'aria-keyshortcuts': b.key }, dataset: { action: b.action, key: b.key } }));
+      // A host card's "always" adds the host to the allowed domains, not a command line to the auto-approvals.
+      const label = b.option === 'always' && c.network ? 'Always allow ' + c.network.host : b.label;
+      buttons.append(el('button', { className: b.className, text: label, attrs: { type: 'button', 'aria-keyshortcuts': b.key }, dataset: { action: b.action, key: b.key } }));
     }
     actions.append(reason);
     if (c.options.includes('always') && Array.isArray(c.rules) && c.rules.length) actions.append(renderRule(c));

@@ -95,7 +95,7 @@
           el('td', null, el('time', { text: when.toLocaleTimeString(), attrs: { datetime: e.time, title: when.toLocaleString() } })),
           el('td', { text: e.folder }),
           el('td', null, el('code', { text: e.tool })),
-          el('td', { className: 'summary' }, ui.ltr(e.summary, 'path').node, e.reason ? el('div', { className: 'why', text: e.reason }) : null),
+          el('td', { className: 'summary' }, ui.ltr(e.summary, 'path').node, e.reason ? el('div', { className: 'why', text: e.reason }) : null, hostsOf(e)),
           outcome,
           el('td', { className: 'num', text: e.exitCode === undefined || e.exitCode === null ? '' : String(e.exitCode) }),
           el('td', { className: 'num', text: e.durationMs === undefined ? '' : formatMs(e.durationMs) }),
@@ -119,6 +119,25 @@
       ),
     );
     if (!data.remembered.length) remembered.append(el('li', { className: 'empty', text: 'None.' }));
+  }
+
+  /** The hosts a command tried through the egress proxy, one line each: allowed or refused, methods, bytes. */
+  function hostsOf(/** @type {any} */ e) {
+    if (!Array.isArray(e.hosts) || !e.hosts.length) return null;
+    const el = ui.el;
+    return el('ul', { className: 'hosts', attrs: { 'aria-label': 'Hosts tried' } },
+      ...e.hosts.map((/** @type {any} */ h) =>
+        el('li', { className: h.allowed ? 'allowed' : 'refused' },
+          ui.ltr(h.host + ':' + h.port, 'path').node,
+          ' ' + (h.allowed ? 'allowed' : 'refused') + ' (' + h.methods.join('/') + (h.requests > 1 ? ' ×' + h.requests : '') +
+            (h.allowed ? ', ' + formatBytes(h.bytesSent) + ' out, ' + formatBytes(h.bytesReceived) + ' in' : '') + ')',
+        ),
+      ),
+    );
+  }
+
+  function formatBytes(/** @type {number} */ n) {
+    return n < 1024 ? n + ' B' : n < 1048576 ? (n / 1024).toFixed(1) + ' KB' : (n / 1048576).toFixed(1) + ' MB';
   }
 
   function formatMs(/** @type {number} */ ms) {

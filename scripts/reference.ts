@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SETTING_IDS, SETTINGS, scopeText, type CliFlag, type ConfigKey, type EnvVariable, type SettingId, type VscodeSetting } from '../src/core/config/registry';
 import { VSCODE_SETTING_IDS, vscodeDefault } from '../src/core/config/vscodeSettings';
-import { ACTION_TEXT, ACTIONS, missAnswer, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS } from '../src/core/modes';
+import { ACTION_TEXT, ACTIONS, missAnswer, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS, REACH_TEXT, UNSANDBOXED_REACH, type Network, type Reach } from '../src/core/modes';
 import { DELEGATION_EXAMPLES, DELEGATION_KINDS, DELEGATION_TEXT, delegationRule } from '../src/core/commands/delegation';
 import { TOOLS } from '../src/server/tools';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
@@ -20,7 +20,7 @@ const code = (v: unknown) => `\`${typeof v === 'string' ? v : JSON.stringify(v)}
 const shown = (v: unknown) => (v === undefined ? '—' : Array.isArray(v) && v.length > 6 ? `${v.length} built-in names` : code(v));
 /** A table cell: one line, pipes escaped, VS Code's `#setting#` links as plain names. */
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n+/g, ' ').replace(/#(guardedShell\.[\w.]+)#/g, '$1');
-const SCOPE_LABEL = { tighten: 'only stricter', user: 'user settings only', union: 'workspace values added', narrow: 'a workspace may only narrow it' } as const;
+const SCOPE_LABEL = { tighten: 'only stricter', user: 'user settings only', union: 'workspace values added', narrow: 'a workspace may only narrow it', subset: 'a workspace may only narrow it' } as const;
 const table = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 
 /** `contributes.configuration.properties` of package.json. */
@@ -65,11 +65,29 @@ export function tables(): Record<string, string> {
       k === 'workspace-program' ? 'runs when a path glob lists it (`bin/*`), asked like any command, inside the sandbox' : 'runs when listed, asked like any command, inside the sandbox',
       'refused (`' + delegationRule(k) + '`), unless `allowUnsandboxedCode` (user scope): then it runs with your own permissions',
     ])),
-    network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
+    network: table(['`network`', 'the fetch tool reaches', 'commands in a sandbox reach', 'commands without a sandbox reach'], NETWORKS.map((n) => [
+      code(n), FETCH_REACH[NETWORK_TABLE[n].fetch], SANDBOXED_REACH[NETWORK_TABLE[n].sandboxedCommands], UNSANDBOXED_TEXT(n),
+    ])),
     tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
     ...hardeningTables(),
   };
 }
+
+/** The network table's cells, from the reach each party has (modes.ts NETWORK_TABLE). */
+const FETCH_REACH: Record<Reach, string> = {
+  none: 'nothing (the tool is not offered)',
+  listed: 'the listed hosts, at public addresses',
+  public: 'any public address (every redirect checked)',
+  all: 'every address this machine reaches',
+};
+const SANDBOXED_REACH: Record<Reach, string> = {
+  none: 'nothing: no network of their own; the proxy refuses every host at once, naming `domains`',
+  listed: 'the listed hosts, at public addresses, only through the proxy (every attempt on the record; an unlisted host can become a card)',
+  public: 'any public address',
+  all: "every address this machine reaches (the host's network)",
+};
+const UNSANDBOXED_TEXT = (n: Network): string =>
+  `${REACH_TEXT[UNSANDBOXED_REACH]} (nothing cuts it${n === 'domains' ? '; the list cannot be enforced on commands, and a warning says so' : ''})`;
 
 function parameters(shape: z.ZodRawShape): string {
   const json = z.toJSONSchema(z.object(shape), { io: 'input' }) as { properties?: object; required?: string[] };

@@ -22,6 +22,16 @@ export interface ApprovalCommand {
   readonly runsAnyCode?: readonly { readonly stage: number; readonly note: string }[];
 }
 
+/** A host not on the domain list; its card's "always" adds `host` to the allowed domains (user settings). */
+export interface ApprovalHost {
+  readonly host: string;
+  readonly port: number;
+  /** CONNECT, GET … */
+  readonly method: string;
+  /** The command line that tried it (absent for the fetch tool). */
+  readonly command?: string;
+}
+
 /** `undo`: restoring the kept previous content of an earlier change (src/core/files/undo.ts). */
 export type ChangeKind = 'edit' | 'write' | 'copy' | 'move' | 'delete' | 'mkdir' | 'rmdir' | 'undo';
 
@@ -45,6 +55,8 @@ export interface ApprovalRequest {
   readonly command?: ApprovalCommand;
   readonly change?: ApprovalChange;
   readonly fetch?: { readonly url: string };
+  /** A host a running command (or the fetch tool) wants to reach that is not on the domain list (network: domains). */
+  readonly network?: ApprovalHost;
   /** Exact command line used for "always allow" / session approvals (argv joined by spaces). */
   readonly key: string;
   /**

@@ -1,4 +1,5 @@
 import type { ExecStage } from './exec/types';
+import type { ProxyWiring } from './network/sandboxWiring';
 import type { IsolationOutcome } from './modes';
 
 /**
@@ -9,7 +10,14 @@ import type { IsolationOutcome } from './modes';
 export interface IsolationState {
   /** 'bwrap' | 'seatbelt' | 'none' — reported in every result and audit event. */
   readonly kind: string;
-  readonly wrap?: (stage: ExecStage, cwd: string) => ExecStage;
+  /** Wraps one stage; `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one. */
+  readonly wrap?: (stage: ExecStage, cwd: string, proxy?: ProxyWiring) => ExecStage;
+  /**
+   * Set when sandboxed commands reach the network only through an egress proxy opened per call (network
+   * `domains`; with `fetch` and `deny` it refuses every host, saying which setting would help): the perl that runs
+   * the bridge inside the sandbox.
+   */
+  readonly proxy?: { readonly perl: string };
   /** Set when isolation is required and no sandbox can run: every command is denied with this reason. */
   readonly denial?: string;
   /** Set when isolation is `auto` and no sandbox is available. */

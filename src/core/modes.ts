@@ -50,19 +50,61 @@ const WHY: Record<Mode, string> = {
   auto: 'Auto mode',
 };
 
-export const NETWORKS = ['deny', 'fetch', 'allow'] as const;
+export const NETWORKS = ['deny', 'fetch', 'domains', 'allow'] as const;
 export type Network = (typeof NETWORKS)[number];
 
 /**
- * network × who reaches it. `fetch` (the default) lets only the fetch tool out (public addresses, every hop
- * checked, asked per mode); sandboxed commands get a network only with `allow`. Without a sandbox a command's
- * network cannot be cut: that is what `isolation` is for.
+ * How far one party reaches, from the least to the most: nothing; the hosts on the domain list (checked by name
+ * before any lookup, then by address); any public address (every hop checked); everything the machine reaches
+ * (its loopback and private networks too).
  */
-export const NETWORK_TABLE: Readonly<Record<Network, { readonly fetch: boolean; readonly sandboxedCommands: boolean }>> = {
-  deny: { fetch: false, sandboxedCommands: false },
-  fetch: { fetch: true, sandboxedCommands: false },
-  allow: { fetch: true, sandboxedCommands: true },
+export const REACHES = ['none', 'listed', 'public', 'all'] as const;
+export type Reach = (typeof REACHES)[number];
+
+export const REACH_TEXT: Record<Reach, string> = {
+  none: 'nothing',
+  listed: 'the listed hosts',
+  public: 'any public address',
+  all: 'every address the machine reaches',
 };
+
+/**
+ * network × who reaches what. `fetch` (the default) lets only the fetch tool out (public addresses, every hop
+ * checked, asked per mode). `domains` lets the fetch tool and sandboxed commands reach the hosts on the domain
+ * list, commands only through the proxy outside the sandbox (src/core/network). `allow` gives sandboxed commands
+ * the machine's own network. Without a sandbox nothing cuts a command's network (UNSANDBOXED_REACH): that is what
+ * `isolation` is for.
+ */
+export const NETWORK_TABLE: Readonly<Record<Network, { readonly fetch: Reach; readonly sandboxedCommands: Reach }>> = {
+  deny: { fetch: 'none', sandboxedCommands: 'none' },
+  fetch: { fetch: 'public', sandboxedCommands: 'none' },
+  domains: { fetch: 'listed', sandboxedCommands: 'listed' },
+  allow: { fetch: 'public', sandboxedCommands: 'all' },
+};
+
+/** What a command run without a sandbox reaches, whatever the network setting. */
+export const UNSANDBOXED_REACH: Reach = 'all';
+
+const reachRank = (r: Reach): number => REACHES.indexOf(r);
+
+/**
+ * Pointwise order derived from the table: `a` lets neither the fetch tool nor sandboxed commands reach more than
+ * `b`. A partial order: `fetch` (the fetch tool anywhere public, commands nowhere) and `domains` (both, only the
+ * listed hosts) are each stricter somewhere.
+ */
+export function networkAtLeastAsStrict(a: Network, b: Network): boolean {
+  const x = NETWORK_TABLE[a], y = NETWORK_TABLE[b];
+  return reachRank(x.fetch) <= reachRank(y.fetch) && reachRank(x.sandboxedCommands) <= reachRank(y.sandboxedCommands);
+}
+
+/**
+ * The network a workspace value yields on top of the user's: the workspace's own when it is at least as strict,
+ * else the user's (`loosens`: the value is ignored, and logged). A value stricter only somewhere (`fetch` under
+ * `domains`) loosens the rest, so it is ignored too.
+ */
+export function tightenNetwork(current: Network, proposed: Network): { network: Network; loosens: boolean } {
+  return networkAtLeastAsStrict(proposed, current) ? { network: proposed, loosens: false } : { network: current, loosens: true };
+}
 
 /**
  * Whether a command the server runs can reach the network, from the tables: in a sandbox only when the network
@@ -72,8 +114,17 @@ export const NETWORK_TABLE: Readonly<Record<Network, { readonly fetch: boolean; 
  */
 export function commandsReachNetwork(network: Network, isolation: IsolationOutcome | undefined): boolean {
   if (isolation === 'denied') return false;
-  if (isolation === 'sandboxed') return NETWORK_TABLE[network].sandboxedCommands;
+  if (isolation === 'sandboxed') return NETWORK_TABLE[network].sandboxedCommands !== 'none';
   return true;
+}
+
+/**
+ * A host that is not on the domain list (network `domains`), for a request doing `action`: a person may allow it
+ * where the mode asks for that action (a card: this once, this session, always), and it is refused everywhere
+ * else (`auto` included: nobody is asked there). Never allowed without a person.
+ */
+export function unlistedHostAnswer(setting: ModeSetting, action: Action): 'ask' | 'deny' {
+  return modeAnswer(setting, action) === 'ask' ? 'ask' : 'deny';
 }
 
 /** True when the mode lets commands only read: every other command and every output redirect is refused. */
@@ -135,14 +186,14 @@ export function missAnswer(setting: ModeSetting): 'ask' | 'deny' {
 
 /** The network's verdict for the fetch tool. */
 export function networkVerdict(network: Network): Verdict {
-  return NETWORK_TABLE[network].fetch
+  return NETWORK_TABLE[network].fetch !== 'none'
     ? allow(`network.${network}`)
     : deny('NETWORK_DENIED', 'network.deny', 'The network is off for this workspace (network: deny); the fetch tool cannot reach it.');
 }
 
 /** True when no action of `actions` can ever be allowed (not even after asking) under this mode and network. */
 export function neverAllowed(setting: ModeSetting, network: Network, actions: readonly Action[]): boolean {
-  if (actions.includes('egress') && !NETWORK_TABLE[network].fetch) return true;
+  if (actions.includes('egress') && NETWORK_TABLE[network].fetch === 'none') return true;
   return actions.some((a) => modeAnswer(setting, a) === 'deny');
 }
 

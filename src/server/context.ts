@@ -7,6 +7,7 @@ import type { Executor } from '../core/exec/types';
 import type { BackupStore } from '../core/files/backupStore';
 import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
+import { Egress } from '../core/network/egress';
 import type { Policy } from '../core/policy';
 
 /** Saved command rules the server keeps itself (standalone): listed, added and removed by a person. */
@@ -24,6 +25,10 @@ export interface RuleStore {
 export class ServerContext {
   private currentPolicy: Policy;
   readonly memory = new ApprovalMemory();
+  /** Hosts a person allowed for the session or always from a card (network: domains), by host name. */
+  readonly hostMemory = new ApprovalMemory();
+  /** The egress proxies of sandboxed commands (one per call) and their socket folder. */
+  egress = new Egress();
   private readonly policyListeners = new Set<(p: Policy) => void>();
   /** Recomputes the isolation when the policy changes (mode readOnly makes the sandbox's workspace read-only). */
   isolationFor?: (policy: Policy) => IsolationState;
@@ -59,6 +64,12 @@ export class ServerContext {
   ) {
     this.currentPolicy = policy;
   }
+
+  /** Every remembered approval, commands' and hosts' alike, as the panels list and revoke them. */
+  readonly remembered = {
+    list: () => [...this.memory.list(), ...this.hostMemory.list()],
+    revoke: (key: string): boolean => [this.memory.revoke(key), this.hostMemory.revoke(key)].some(Boolean),
+  };
 
   get policy(): Policy {
     return this.currentPolicy;
@@ -108,6 +119,8 @@ export class ServerContext {
       settingsHost: this.settingsHost,
       // The git identity is read again for every call: a fixed ~/.gitconfig applies to the next command.
       developer: () => developerContext(this.surroundingsFor(this.currentPolicy), this.currentPolicy.root, this.parentEnv),
+      egress: this.egress,
+      hostMemory: this.hostMemory,
     };
   }
 }

@@ -87,7 +87,7 @@ export class IpcFolder {
   }
 
   revoke(key: string): boolean {
-    return !!key && (this.server?.ctx.memory.revoke(key) ?? false);
+    return !!key && (this.server?.ctx.remembered.revoke(key) ?? false);
   }
 
   /** Undoes an earlier change of this folder from its kept backup; the policy still decides, the panel may ask. */

@@ -2,7 +2,9 @@ import { sandboxPath, sandboxPaths } from '../core/paths/guard';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
 import { probeContainmentAsync } from '../core/isolation/contain';
-import { NETWORK_TABLE } from '../core/modes';
+import { NETWORK_TABLE, type Network } from '../core/modes';
+import { findPerl } from '../core/exec/zygote/client';
+import { isolationOutcomeOf } from '../core/isolationState';
 import type { Policy } from '../core/policy';
 import type { DeveloperContext } from '../core/exec/developer/context';
 
@@ -21,12 +23,13 @@ export function probeOnce(): Promise<IsolationProbe> {
  * confined to the policy's root, read-only in `readOnly` mode, network per the policy. Recomputed whenever the
  * policy changes, so switching to readOnly makes the workspace read-only in the kernel at once.
  */
-export function isolationFor(policy: Policy, probe: IsolationProbe, developer: Pick<DeveloperContext, 'home' | 'toolchain'> = {}): IsolationState {
+export function isolationFor(policy: Policy, probe: IsolationProbe, developer: Pick<DeveloperContext, 'home' | 'toolchain'> = {}, perl: () => string | undefined = findPerl): IsolationState {
   const lists = sandboxPaths(policy);
-  return isolationState(selectSandbox(policy.isolation, probe), {
+  const state = isolationState(selectSandbox(policy.isolation, probe), {
     root: policy.root,
     mode: policy.mode,
-    network: NETWORK_TABLE[policy.network].sandboxedCommands ? 'allow' : 'deny',
+    // The host's network only with `allow`; otherwise none of its own (the egress proxy below is the way out).
+    network: NETWORK_TABLE[policy.network].sandboxedCommands === 'all' ? 'allow' : 'deny',
     // ONE list (src/core/paths/guard.ts) for the sandbox mounts and the server's own file I/O; the server's own
     // config and audit files are read-only in the kernel too, not only for the file tools.
     hiddenPaths: lists.hidden,
@@ -37,6 +40,24 @@ export function isolationFor(policy: Policy, probe: IsolationProbe, developer: P
     ...(developer.home && { privateHome: developer.home }),
     ...(developer.toolchain && { toolchainPaths: developer.toolchain.binds }),
   });
+  return withEgress(state, policy.network, perl());
+}
+
+/**
+ * Where the egress proxy applies: bubblewrap without the host's network, and a perl for the bridge. Otherwise
+ * `domains` cannot be what it says for commands, and the warning (start-up line, status bar, first result) says
+ * what happens instead.
+ */
+function withEgress(state: IsolationState, network: Network, perl: string | undefined): IsolationState {
+  const outcome = isolationOutcomeOf(state);
+  const warn = (text: string): IsolationState => ({ ...state, warning: [state.warning, text].filter(Boolean).join(' ') });
+  if (outcome === 'sandboxed' && state.kind === 'bwrap' && NETWORK_TABLE[network].sandboxedCommands !== 'all') {
+    if (perl) return { ...state, proxy: { perl } };
+    return network === 'domains' ? warn('network: domains needs perl (perl-base) for the proxy bridge inside the sandbox; without it sandboxed commands reach no host.') : state;
+  }
+  if (network !== 'domains' || outcome === 'denied') return state;
+  if (outcome === 'sandboxed') return warn(`network: domains is not wired into the ${state.kind} sandbox yet: sandboxed commands reach no host (the fetch tool obeys the list).`);
+  return warn('network: domains cannot be enforced on commands without a sandbox: they reach every host, as with network: fetch (only the fetch tool obeys the domain list).');
 }
 
 export { sandboxPath };

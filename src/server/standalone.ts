@@ -128,6 +128,7 @@ export async function startStandalone(
       (closing ??= (async () => {
         closed = true;
         await executor.shutdown();
+        ctx.egress.dispose();
         await closeTransport().catch(() => {});
         await web?.close().catch(() => {});
         audit.record({ event: 'server', result_type: 'success', action: 'stop' });

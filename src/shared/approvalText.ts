@@ -41,6 +41,11 @@ export function describeApproval(r: ApprovalRequest, folderName: string): Approv
     }
   }
   if (r.fetch) lines.push(`Fetch: ${r.fetch.url}`);
+  if (r.network) {
+    lines.push(`Host: ${r.network.host}:${r.network.port} (${r.network.method}), not on the allowed domains`);
+    if (r.network.command !== undefined) lines.push(`Asked by the running command: ${r.network.command}`);
+  }
   lines.push(`Why asked: ${r.reason || r.rule}`);
-  return { message: `Guarded Shell (${folderName}): allow ${r.tool}?`, detail: lines.join('\n') };
+  const what = r.network && !r.fetch ? `${r.network.host} for ${r.tool}` : r.tool;
+  return { message: `Guarded Shell (${folderName}): allow ${what}?`, detail: lines.join('\n') };
 }

@@ -6,6 +6,7 @@
  */
 
 import type { ApprovalOption, ChangeKind } from '../core/approval';
+import type { HostAttempt } from '../core/network/record';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The view model: what a card shows, computed on the host (src/shared/approvalPanel/viewModel.ts).
@@ -68,7 +69,9 @@ export interface Card {
   readonly command?: CommandCard;
   readonly change?: ChangeCardData;
   readonly fetch?: { readonly url: string };
-  /** Which options the host accepts for this card ('always' only for commands). */
+  /** A host a running command wants to reach that is not on the allowed domains ("always" adds it there). */
+  readonly network?: { readonly host: string; readonly port: number; readonly method: string; readonly command?: string };
+  /** Which options the host accepts for this card ('always' only for commands and a command's host). */
   readonly options: readonly ApprovalOption[];
   /** What "Always allow" offers, most specific first (the exact line, then a prefix rule); the person may edit it. */
   readonly rules?: readonly string[];
@@ -96,7 +99,12 @@ export interface HistoryEntry {
   readonly hasDiff: boolean;
   /** True when the change's previous content is kept (editBackup: storage) and it was not undone yet: "Undo" works. */
   readonly canUndo?: boolean;
+  /** The hosts a command tried through the egress proxy (network: domains, fetch, deny in a sandbox). */
+  readonly hosts?: readonly HistoryHost[];
 }
+
+/** One host of a command's record (src/core/network/record.ts), as the history shows it (no rule, no reason). */
+export type HistoryHost = Pick<HostAttempt, 'host' | 'port' | 'allowed' | 'methods' | 'requests' | 'bytesSent' | 'bytesReceived'>;
 
 export type RememberedKind = 'session' | 'timed' | 'always';
 

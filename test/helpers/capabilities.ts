@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as https from 'node:https';
 import * as path from 'node:path';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { findPerl, zygoteTrialSync } from '../../src/core/exec/zygote/client';
@@ -12,7 +13,7 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'zygote', 'kernel-headers'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'zygote', 'kernel-headers', 'http-clients', 'npm-registry'] as const;
 
 /**
  * The programs the argument rules are proven against (each denial shown to be needed by running the real one), with
@@ -58,6 +59,8 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: `apt-get install ${[...new Set(RULE_PROGRAM_PACKAGES.values())].join(' ')}` },
   'hint-programs': { needed: "the sandbox hints checked against the real programs' messages", install: 'apt-get install make curl wget' },
+  'http-clients': { needed: 'the egress proxy tests with real HTTP clients in the sandbox', install: 'apt-get install curl wget' },
+  'npm-registry': { needed: 'the sandboxed `npm install` from the real npm registry through the egress proxy (the one test that leaves 127.0.0.1)', install: 'let this machine reach https://registry.npmjs.org (directly or through the npm proxy settings)' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };
 
@@ -115,6 +118,18 @@ async function probeBubblewrap(): Promise<CapabilityStatus> {
   return p.available ? { available: true, ...(p.path && { path: p.path }) } : { available: false, reason: p.reason ?? 'the probe failed' };
 }
 
+/** One small request to the npm registry (its ping endpoint), 5 s at most: the only probe that leaves the machine. */
+function probeNpmRegistry(): Promise<CapabilityStatus> {
+  return new Promise((resolve) => {
+    const req = https.get('https://registry.npmjs.org/-/ping', { timeout: 5000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200 ? { available: true } : { available: false, reason: `https://registry.npmjs.org/-/ping answered ${res.statusCode}` });
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
+    req.on('error', (e) => resolve({ available: false, reason: `https://registry.npmjs.org is not reachable: ${e.message}` }));
+  });
+}
+
 /** Names listed in GUARDED_SHELL_TEST_WITHOUT are reported missing, to try the fresh-machine path on a full one. */
 function hiddenByEnv(): Set<string> {
   return new Set((process.env.GUARDED_SHELL_TEST_WITHOUT ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -139,6 +154,14 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
       const found = Object.values(KERNEL_HEADERS).filter((f) => fs.existsSync(f));
       return found.length ? { available: true, path: found[0]! } : { available: false, reason: `none of ${Object.values(KERNEL_HEADERS).join(', ')} exists` };
     },
+    'http-clients': () => {
+      for (const n of ['curl', 'wget']) {
+        const s = firstWorking(onPath(n), `${n} is not on PATH`);
+        if (!s.available) return s;
+      }
+      return { available: true };
+    },
+    'npm-registry': probeNpmRegistry,
     'rule-programs': () => {
       const missing = RULE_PROGRAMS.filter((n) => onPath(n).length === 0);
       return missing.length ? { available: false, reason: `not on PATH: ${missing.join(', ')}` } : { available: true };

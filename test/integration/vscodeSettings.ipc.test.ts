@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,6 +33,17 @@ interface Effect {
 }
 
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text: string }[] };
+/** A local HTTP server on 127.0.0.1 for the fetch cases, closed after `fn`. */
+async function withLocalServer(fn: (port: number) => Promise<void>): Promise<void> {
+  const server = http.createServer((_req, res) => res.end('local'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await fn((server.address() as AddressInfo).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}
 const run = (h: IpcHost, command: string[], extra: Record<string, unknown> = {}) =>
   h.client.callTool({ name: 'shell_execute', arguments: { command, ...extra } }) as Promise<Result>;
 const sc = (r: Result) => r.structuredContent as Record<string, any>;
@@ -71,6 +84,44 @@ const EFFECTS: Record<string, Effect> = {
     check: async (h) => {
       expect(await names(h)).not.toContain('fetch');
       expect((await tryTool(h, 'fetch', { url: 'http://127.0.0.1:9/' })).isError).toBe(true);
+    },
+  },
+  'domains.allowed': {
+    settings: { network: { globalValue: 'domains' }, 'domains.allowed': { globalValue: ['localhost'] }, 'fetch.allowLoopback': { globalValue: true } },
+    check: async (h) => withLocalServer(async (port) => {
+      expect(sc(await tryTool(h, 'fetch', { url: `http://localhost:${port}/` })).status).toBe(200);
+      // The same server by its address is another host, not on the list: refused before any connection.
+      expect(sc(await tryTool(h, 'fetch', { url: `http://127.0.0.1:${port}/` })).denial).toMatchObject({ code: 'NETWORK_DENIED', rule: 'network.domain.unlisted' });
+    }),
+  },
+  'domains.denied': {
+    settings: { network: { globalValue: 'domains' }, 'domains.allowed': { globalValue: ['localhost'] }, 'domains.denied': { workspaceValue: ['localhost'] }, 'fetch.allowLoopback': { globalValue: true } },
+    check: async (h) => withLocalServer(async (port) => {
+      expect(sc(await tryTool(h, 'fetch', { url: `http://localhost:${port}/` })).denial).toMatchObject({ rule: 'network.domain.denied' });
+    }),
+  },
+  'domains.presets': {
+    settings: { network: { globalValue: 'domains' }, 'domains.presets': { globalValue: ['pypi'] } },
+    check: async (h) => {
+      const tools = (await h.client.listTools()).tools;
+      expect(tools.find((t) => t.name === 'shell_execute')!.description).toContain('Network: only pypi.org files.pythonhosted.org,');
+      expect(sc(await tryTool(h, 'fetch', { url: 'http://127.0.0.1:9/' })).denial).toMatchObject({ rule: 'network.domain.unlisted' });
+    },
+  },
+  'fetch.allowLoopback': {
+    settings: { 'fetch.allowLoopback': { globalValue: true, workspaceValue: false } },
+    check: async (h) => withLocalServer(async (port) => {
+      expect(sc(await tryTool(h, 'fetch', { url: `http://127.0.0.1:${port}/` })).status).toBe(200);
+    }),
+  },
+  'fetch.allowPrivate': {
+    // A workspace cannot switch it on; the user can (the fetch tool's description says which addresses it refuses).
+    settings: { 'fetch.allowPrivate': { workspaceValue: true } },
+    check: async (h) => {
+      const described = async () => (await h.client.listTools()).tools.find((t) => t.name === 'fetch')!.description!;
+      expect(await described()).toMatch(/loopback, private addresses/);
+      await h.push(settingsFromVscode({ ...BASE, 'fetch.allowPrivate': { globalValue: true } }).layer);
+      expect(await described()).toMatch(/Refused: metadata, loopback addresses/);
     },
   },
   allowCommands: {

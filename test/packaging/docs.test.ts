@@ -16,7 +16,7 @@ import { anchors, code, generatedTable, relativeLinks } from './markdown';
 
 const REPO = path.resolve(__dirname, '../..');
 const read = (rel: string) => fs.readFileSync(path.join(REPO, rel), 'utf8');
-const PAGES = ['cli', 'tools', 'security', 'approvals', 'settings', 'migrating', 'development', 'hardening', 'isolation'].map((p) => `docs/${p}.md`);
+const PAGES = ['cli', 'tools', 'security', 'approvals', 'settings', 'migrating', 'development', 'hardening', 'isolation', 'network'].map((p) => `docs/${p}.md`);
 const DOCUMENTS = ['README.md', 'CHANGELOG.md', ...PAGES];
 
 describe('README', () => {

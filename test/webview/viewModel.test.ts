@@ -32,6 +32,15 @@ describe('cards from approval requests', () => {
     expect(c.change).toMatchObject({ added: 1, removed: 1, canOpenDiff: true, files: ['a'] });
   });
 
+  it('a running command\'s host card (network: domains) names the host and offers all four options; a fetch\'s only once', () => {
+    const network = { host: 'registry.example.org', port: 443, method: 'CONNECT', command: 'npm install' };
+    const c = toCard({ id: 'h', tool: 'shell_execute', rule: 'network.domain.unlisted', reason: 'not listed', key: 'registry.example.org', network }, 'ws', 0);
+    expect(c.network).toEqual(network);
+    expect(c.options).toEqual(['once', 'session', 'timed', 'always']);
+    const f = toCard({ id: 'f', tool: 'fetch', rule: 'network.domain.unlisted', reason: '', key: 'fetch u', fetch: { url: 'https://x.test/' }, network: { host: 'x.test', port: 443, method: 'GET' } }, 'ws', 0);
+    expect(f.options).toEqual(['once']);
+  });
+
   it('cuts a huge diff for the page but counts every added line', () => {
     const after = Array.from({ length: MAX_DIFF_LINES + 50 }, (_, i) => `line ${i}`).join('\n') + '\n';
     const r: ApprovalRequest = { id: 'e', tool: 'writeFile', rule: 'r', reason: '', key: 'k', change: { kind: 'write', files: ['big'], diff: unifiedDiff('big', '', after, { created: true }), proposed: after } };
@@ -158,6 +167,27 @@ describe('history', () => {
     expect(parseWebviewMessage({ type: 'undo', id: 'w1' })).toEqual({ type: 'undo', id: 'w1' });
     expect(parseWebviewMessage({ type: 'undo', id: '' })).toBeUndefined();
     expect(parseWebviewMessage({ type: 'undo', id: 7 })).toBeUndefined();
+  });
+
+  it('lists the hosts a command tried (from its audit event), and names a host card by host and command', () => {
+    const sink = memorySink();
+    const audit = new AuditLog([sink]);
+    audit.record({ event: 'approval_audit', tool: 'shell_execute', request_id: 'h1', result_type: 'approved', decided_by: 'user', option: 'always', host: 'other.test', port: 443, method: 'CONNECT', command: 'npm install' });
+    audit.record({
+      event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'c1', result_type: 'success', argv: ['npm', 'install'], return_code: 0, duration: 1,
+      network_hosts: [
+        { host: 'registry.npmjs.org', port: 443, allowed: true, methods: ['CONNECT'], requests: 2, bytes_sent: 2000, bytes_received: 3_000_000, rule: 'network.domain.listed' },
+        { host: 'evil.test', port: 443, allowed: false, methods: ['CONNECT'], requests: 1, bytes_sent: 0, bytes_received: 0, rule: 'network.domain.unlisted', reason: 'not listed' },
+      ],
+    });
+    const h = new HistoryStore();
+    for (const r of sink.records) h.addAudit(r, 'ws');
+    const [command, card] = h.list();
+    expect(command!.hosts).toEqual([
+      { host: 'registry.npmjs.org', port: 443, allowed: true, methods: ['CONNECT'], requests: 2, bytesSent: 2000, bytesReceived: 3_000_000 },
+      { host: 'evil.test', port: 443, allowed: false, methods: ['CONNECT'], requests: 1, bytesSent: 0, bytesReceived: 0 },
+    ]);
+    expect(card).toMatchObject({ requestId: 'h1', summary: 'other.test:443 ← npm install', decidedBy: 'user', option: 'always' });
   });
 
   it('keeps only the newest entries', () => {

@@ -17,6 +17,11 @@ import { parseRule, ruleCoversRequest } from './commandRules';
 import { perCallEnvAllowlist } from './callEnv';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
 import { delegationNote } from './delegation';
+import type { Egress } from '../network/egress';
+import type { ProxySession } from '../network/proxy';
+import { auditedAttempts, type NetworkRecord } from '../network/record';
+import { proxyEnv, type ProxyWiring } from '../network/sandboxWiring';
+import { hostDecider } from './hostApproval';
 
 export type CommandOutcome = ExecOutcome | 'denied';
 
@@ -45,6 +50,8 @@ export interface CommandResult {
   readonly hint?: SandboxHint;
   readonly error?: string;
   readonly denial?: Denial;
+  /** The hosts the command tried through the egress proxy (network: domains, fetch or deny in a sandbox). */
+  readonly network?: NetworkRecord;
 }
 
 export interface CommandDeps extends GuardedDeps {
@@ -61,6 +68,10 @@ export interface CommandDeps extends GuardedDeps {
   readonly developer?: () => DeveloperContext;
   /** How the person sets settings (VS Code or standalone), so a hint names them that way. */
   readonly settingsHost?: SettingsHost;
+  /** Opens the egress proxy of a call, where the isolation wants one (isolation.proxy). */
+  readonly egress?: Egress;
+  /** Hosts a person allowed beyond one command (keyed by host name). */
+  readonly hostMemory?: ApprovalMemory;
 }
 
 export interface CallContext extends GuardedCall {
@@ -88,6 +99,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             stdout_bytes: r.stdoutBytes, stderr_bytes: r.stderrBytes, stdout_truncated: r.stdoutTruncated, stderr_truncated: r.stderrTruncated,
             ...(r.error && { error_type: r.error }),
             ...(note.undone && { isolation_note: note.undone }),
+            ...(r.network && auditedAttempts(r.network)),
           },
     plan: (policy) => {
       // One developer context per call (HOME, toolchains, git identity), the same for the PATH lookup and the spawn.
@@ -123,7 +135,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
           if (gated.approvedBy) await rememberApproval(deps, checked, gated);
-          return execute(deps, call, request, checked.plan!, env!, policy, isolation, gated, note, developer);
+          return execute(deps, call, request, checked.key, checked.plan!, env!, policy, isolation, gated, note, developer);
         },
       };
     },
@@ -131,15 +143,52 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
 }
 
 async function execute(
+  deps: CommandDeps, call: CallContext, request: CommandRequest, key: string, plan: CommandPlan, env: Record<string, string>, policy: Policy,
+  isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
+): Promise<CommandResult> {
+  // The call's egress proxy, the only way out of its sandbox; closed (its tunnels cut, an open card withdrawn)
+  // once every process of the call is gone.
+  const ended = new AbortController();
+  let proxy: ProxySession | undefined;
+  if (isolation.proxy && deps.egress) {
+    try {
+      proxy = await deps.egress.open({
+        decide: hostDecider(policy, deps, {
+          tool: call.tool, command: key, signal: ended.signal,
+          ...(call.client && { client: call.client }), ...(call.relatedRequestId !== undefined && { relatedRequestId: call.relatedRequestId }),
+        }),
+        addressPolicy: policy.fetch,
+        connectTimeoutMs: policy.fetch.timeoutSeconds * 1000,
+      });
+    } catch (e) {
+      return denied({ code: 'ISOLATION_UNAVAILABLE', message: `The egress proxy could not start: ${(e as Error).message}`, rule: 'isolation.proxy-failed' }, isolation.kind, gated.waitedMs);
+    }
+  }
+  const onCancel = (): void => ended.abort();
+  call.signal?.addEventListener('abort', onCancel, { once: true });
+  try {
+    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl });
+    ended.abort();
+    const record = await proxy?.close();
+    return record && record.attempts.length ? { ...r, network: record } : r;
+  } finally {
+    ended.abort();
+    call.signal?.removeEventListener('abort', onCancel);
+    await proxy?.close();
+  }
+}
+
+async function executeWired(
   deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
+  proxy: ProxyWiring | undefined,
 ): Promise<CommandResult> {
   let stages: ExecStage[];
   try {
     stages = plan.spawnArgv.map((prepared, i) => {
       // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
       const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.

@@ -128,7 +128,9 @@ export function sandboxHint(output: string, facts: HintFacts): SandboxHint | und
     const fetchTool = facts.network === 'fetch' ? ' The fetch tool can still read public URLs.' : '';
     return {
       cause: 'network',
-      text: `Sandboxed commands have no network (${settingName('network', facts.host)} is "${facts.network}"), so this name lookup or connection failed. To give them the network, ${howToSet('network', facts.host, 'allow')}.${fetchTool}`,
+      text: facts.network === 'domains'
+        ? `Sandboxed commands reach only the listed hosts, and only through the proxy in HTTP_PROXY/HTTPS_PROXY (${settingName('network', facts.host)} is "domains"); a program that ignores those variables, or its own name lookups, cannot get out. Use the program's proxy setting, or ${howToSet('network', facts.host, 'allow')} to give commands the whole network.`
+        : `Sandboxed commands have no network (${settingName('network', facts.host)} is "${facts.network}"), so this name lookup or connection failed. To let them reach the hosts you list, ${howToSet('network', facts.host, 'domains')} (with the hosts or a preset such as npm); to give them the whole network, ${howToSet('network', facts.host, 'allow')}.${fetchTool}`,
     };
   }
   for (const program of signs.missing) {

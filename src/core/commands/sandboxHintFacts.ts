@@ -33,7 +33,7 @@ export function hintForCommand(
     allowGitWrites: policy.allowGitWrites,
     workspaceReadOnly: workspaceReadOnly(policy.mode),
     network: policy.network,
-    commandsHaveNetwork: NETWORK_TABLE[policy.network].sandboxedCommands,
+    commandsHaveNetwork: NETWORK_TABLE[policy.network].sandboxedCommands === 'all',
     serverPath: ctx.parentEnv.PATH ?? '',
     childPath: done.env.PATH ?? '',
     ...(policy.childEnvAllowlist.includes('PATH')

@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ISOLATIONS, MODES, NETWORKS } from '../modes';
+import { domainEntry } from '../network/domains';
+import { DOMAIN_PRESET_NAMES, DOMAIN_PRESETS } from '../network/presets';
 import { TOOL_COVERS, TOOL_NAMES } from '../toolNames';
 import { commandName, commandRuleText, count, DEFAULT_ALLOW_COMMANDS, envName, nonEmpty, regexSource, seconds, strings } from './values';
 
@@ -57,9 +59,11 @@ export interface ConfigKey {
  *   choices by `stricter`); a looser one is ignored and logged;
  * - `user`: read from user settings only;
  * - `union`: user and workspace lists are combined (every entry only ever restricts);
- * - `narrow`: the allowlist: from the user, a workspace may only take entries away.
+ * - `narrow`: the allowlist: from the user, a workspace may only take entries away;
+ * - `subset`: the domain lists (allowedDomains with domainPresets): a workspace's entries are kept where the
+ *   user's list covers them, and then replace it.
  */
-export type VscodeScope = 'tighten' | 'user' | 'union' | 'narrow';
+export type VscodeScope = 'tighten' | 'user' | 'union' | 'narrow' | 'subset';
 
 export interface VscodeSetting {
   /** Below `guardedShell.`. */
@@ -172,17 +176,44 @@ export const SETTINGS = {
     },
   },
   network: {
-    target: 'policy', schema: z.enum(NETWORKS), default: 'fetch', summary: 'who reaches the network: deny (nothing), fetch (only the fetch tool), allow (sandboxed commands too)',
+    target: 'policy', schema: z.enum(NETWORKS), default: 'fetch',
+    summary: 'who reaches the network: deny (nothing), fetch (only the fetch tool), domains (the fetch tool and sandboxed commands, only the listed hosts), allow (sandboxed commands reach everything)',
     cli: [{ name: '--network', arg: NETWORKS.join('|') }], config: [{ key: 'network' }],
     vscode: {
-      key: 'network', scope: 'tighten', stricter: ['deny', 'fetch', 'allow'],
+      // Ordered by the network table (modes.ts networkAtLeastAsStrict), not by a list here: `fetch` and
+      // `domains` are each stricter somewhere, so neither replaces the other from a workspace.
+      key: 'network', scope: 'tighten',
       description: 'Who may reach the network. Commands without a sandbox cannot be cut off from it (see `#guardedShell.isolation#`).',
       enumDescriptions: [
         'Nothing: sandboxed commands have no network and the fetch tool is not offered.',
         'Only the fetch tool (public addresses, every redirect checked, asked per mode); sandboxed commands have no network.',
-        'The fetch tool and sandboxed commands.',
+        'The fetch tool and sandboxed commands reach only the hosts of `#guardedShell.domains.allowed#` and `#guardedShell.domains.presets#`, commands through a proxy outside the sandbox that records every attempt. A host not listed can be allowed from a card in the modes that ask.',
+        'The fetch tool, and sandboxed commands reach everything this machine reaches.',
       ],
     },
+  },
+  allowedDomains: {
+    target: 'policy', schema: z.array(domainEntry), default: [],
+    summary: 'with network domains: hosts the fetch tool and sandboxed commands may reach (a name, *.suffix for the names below it, or an IP address)',
+    cli: [{ name: '--allow-domain', arg: 'NAME', many: true }], config: [{ key: 'allowedDomains' }],
+    vscode: {
+      key: 'domains.allowed', scope: 'subset',
+      description: 'With `#guardedShell.network#` `domains`: the hosts the fetch tool and sandboxed commands may reach. An entry is a name (`registry.npmjs.org`), `*.suffix` (every name below it, e.g. `*.githubusercontent.com`) or an IP address. Names are checked before any lookup, and the address a name resolves to must still be public (`#guardedShell.fetch.allowLoopback#`, `#guardedShell.fetch.allowPrivate#` aside); `#guardedShell.domains.denied#` wins over this list. A host not listed can be allowed from a card ("Always" adds it here).',
+    },
+  },
+  domainPresets: {
+    target: 'policy', schema: z.array(z.enum(DOMAIN_PRESET_NAMES)), default: [],
+    summary: `with network domains: named host lists added to the allowed domains (${DOMAIN_PRESET_NAMES.map((n) => `${n}: ${DOMAIN_PRESETS[n].join(' ')}`).join('; ')})`,
+    cli: [{ name: '--domain-preset', arg: DOMAIN_PRESET_NAMES.join('|'), many: true }], config: [{ key: 'domainPresets' }],
+    vscode: {
+      key: 'domains.presets', scope: 'subset',
+      description: `With \`#guardedShell.network#\` \`domains\`: named host lists added to \`#guardedShell.domains.allowed#\`: ${DOMAIN_PRESET_NAMES.map((n) => `\`${n}\` (${DOMAIN_PRESETS[n].join(', ')})`).join(', ')}.`,
+    },
+  },
+  deniedDomains: {
+    target: 'policy', schema: z.array(domainEntry), default: [], summary: 'hosts never reached, even when an allowed entry or a preset matches them',
+    cli: [{ name: '--deny-domain', arg: 'NAME', many: true }], config: [{ key: 'deniedDomains' }],
+    vscode: { key: 'domains.denied', scope: 'union', description: 'Hosts the fetch tool and sandboxed commands never reach, even when an allowed entry or a preset matches them (a name, `*.suffix` or an IP address).' },
   },
   allowCommands: {
     target: 'policy', schema: z.array(commandName), default: DEFAULT_ALLOW_COMMANDS,
@@ -340,12 +371,20 @@ export const SETTINGS = {
     },
   },
   fetchAllowLoopback: {
-    target: 'policy', policyPath: 'fetch.allowLoopback', schema: z.boolean(), default: false, summary: 'let fetch reach 127.0.0.0/8 and ::1',
+    target: 'policy', policyPath: 'fetch.allowLoopback', schema: z.boolean(), default: false, summary: 'let fetch (and the proxy, network domains) reach 127.0.0.0/8 and ::1',
     cli: [{ name: '--fetch-allow-loopback', value: true }], config: [{ key: 'fetch.allowLoopback' }],
+    vscode: {
+      key: 'fetch.allowLoopback', scope: 'user',
+      description: 'Let the fetch tool, and with `#guardedShell.network#` `domains` the proxy of sandboxed commands, reach loopback addresses (`127.0.0.0/8`, `::1`): a registry or service on this machine. The host must still be allowed.',
+    },
   },
   fetchAllowPrivate: {
-    target: 'policy', policyPath: 'fetch.allowPrivate', schema: z.boolean(), default: false, summary: 'let fetch reach private and link-local networks',
+    target: 'policy', policyPath: 'fetch.allowPrivate', schema: z.boolean(), default: false, summary: 'let fetch (and the proxy, network domains) reach private and link-local networks',
     cli: [{ name: '--fetch-allow-private', value: true }], config: [{ key: 'fetch.allowPrivate' }],
+    vscode: {
+      key: 'fetch.allowPrivate', scope: 'user',
+      description: 'Let the fetch tool, and with `#guardedShell.network#` `domains` the proxy of sandboxed commands, reach private, link-local, shared and documentation addresses (`10.0.0.0/8`, `192.168.0.0/16`, …): a registry inside your network. Cloud metadata addresses stay refused. The host must still be allowed.',
+    },
   },
   fetchTimeoutSeconds: {
     target: 'policy', policyPath: 'fetch.timeoutSeconds', schema: seconds.max(300), default: 30, summary: 'seconds a fetch may take',
@@ -381,6 +420,7 @@ export function scopeText(scope: VscodeScope): string {
     case 'user': return USER_ONLY;
     case 'union': return 'Workspace values are added to yours.';
     case 'narrow': return 'The list itself comes from user settings; a workspace may only **narrow** it (its list is intersected with yours, and your patterns stop applying there).';
+    case 'subset': return 'The list itself comes from user settings (with `guardedShell.domains.presets`); a workspace may only **narrow** it: its entries are kept where your list covers them.';
   }
 }
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { tightenMode, type ModeSetting } from '../modes';
+import { tightenMode, tightenNetwork, type ModeSetting, type Network } from '../modes';
+import { narrowDomains } from '../network/domains';
+import { DOMAIN_PRESETS, type DomainPreset } from '../network/presets';
 import { SETTING_IDS, SETTINGS, type SettingId, type SettingsLayer, type VscodeSetting } from './registry';
 import { DEFAULT_ALLOW_COMMANDS, stripPatternAnchors } from './values';
 
@@ -58,6 +60,7 @@ export function settingsFromVscode(inspected: InspectedSettings): VscodeSettings
   const layer: Record<string, unknown> = {};
   const explicit = new Set<SettingId>();
   let narrow: (() => void) | undefined; // the allowlist is narrowed once the user's patterns are known
+  const subsets: SubsetSetting[] = []; // the domain lists, narrowed together once both are read
 
   for (const id of VSCODE_SETTING_IDS) {
     const v = vscodeOf(id)!;
@@ -123,10 +126,14 @@ export function settingsFromVscode(inspected: InspectedSettings): VscodeSettings
       case 'narrow':
         narrow = () => narrowAllowlist(layer, user as string[] | undefined, workspace, ignore);
         break;
+      case 'subset':
+        subsets.push({ id, user: user as string[] | undefined, workspace, ignore });
+        break;
     }
   }
 
   narrow?.();
+  narrowDomainLists(layer, subsets);
 
   // A lowered maximum pulls the default down with it, so the pair stays valid (default <= max).
   const max = layer.maxTimeoutSeconds as number;
@@ -144,6 +151,10 @@ function tighter(id: SettingId, v: VscodeSetting, current: unknown, proposed: un
   if (id === 'mode') {
     const t = tightenMode(current as ModeSetting, proposed as ModeSetting);
     return { value: t.mode, loosens: t.loosens };
+  }
+  if (id === 'network') {
+    const t = tightenNetwork(current as Network, proposed as Network);
+    return { value: t.network, loosens: t.loosens };
   }
   if (typeof proposed === 'number') return proposed <= (current as number) ? { value: proposed, loosens: false } : { value: current, loosens: true };
   const order = v.stricter ?? [];
@@ -175,6 +186,45 @@ function narrowAllowlist(
   if (!userNoAllowlist || workspace.length) {
     layer.allowCommands = commands;
     layer.allowPatterns = patterns;
+  }
+}
+
+interface SubsetSetting {
+  readonly id: SettingId;
+  readonly user: string[] | undefined;
+  readonly workspace: ReadonlyArray<{ scope: SettingScope; value: unknown }>;
+  readonly ignore: (scope: SettingScope, value: unknown, reason: string) => void;
+}
+
+/**
+ * The domain lists (allowedDomains and domainPresets, read together): from the user; a workspace scope that sets
+ * either names its whole list, kept only where the current list covers it (an entry by entryCovers, a preset when
+ * every host of it is covered), and the rest of the current list stops applying there. Denied entries are a
+ * `union` setting: a workspace may always add some.
+ */
+function narrowDomainLists(layer: Record<string, unknown>, subsets: readonly SubsetSetting[]): void {
+  const of = (id: SettingId) => subsets.find((s) => s.id === id);
+  const allowedSetting = of('allowedDomains'), presetSetting = of('domainPresets');
+  let allowed: string[] = allowedSetting?.user ?? [];
+  let presets = (presetSetting?.user ?? []) as DomainPreset[];
+  let narrowed = allowedSetting?.user !== undefined || presetSetting?.user !== undefined;
+  for (const scope of ['workspace', 'workspaceFolder'] as const) {
+    const wsAllowed = allowedSetting?.workspace.find((w) => w.scope === scope)?.value as string[] | undefined;
+    const wsPresets = presetSetting?.workspace.find((w) => w.scope === scope)?.value as DomainPreset[] | undefined;
+    if (wsAllowed === undefined && wsPresets === undefined) continue;
+    const covering = [...allowed, ...presets.flatMap((p) => DOMAIN_PRESETS[p])];
+    const entries = narrowDomains(covering, wsAllowed ?? []);
+    if (entries.dropped.length) allowedSetting!.ignore(scope, entries.dropped, "not covered by the user's allowed domains (a workspace may only narrow them)");
+    const keptPresets = (wsPresets ?? []).filter((p) => presets.includes(p) || narrowDomains(covering, DOMAIN_PRESETS[p]).dropped.length === 0);
+    const droppedPresets = (wsPresets ?? []).filter((p) => !keptPresets.includes(p));
+    if (droppedPresets.length) presetSetting!.ignore(scope, droppedPresets, "its hosts are not all covered by the user's allowed domains (a workspace may only narrow them)");
+    allowed = entries.kept;
+    presets = [...new Set(keptPresets)];
+    narrowed = true;
+  }
+  if (narrowed) {
+    layer.allowedDomains = allowed;
+    layer.domainPresets = presets;
   }
 }
 

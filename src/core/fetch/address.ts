@@ -106,8 +106,11 @@ export function classifyIPv4(v: number): AddressClass {
   if (inV4(v, '127.0.0.0', 8)) return 'loopback';
   if (inV4(v, '169.254.0.0', 16)) return 'link-local';
   if (inV4(v, '10.0.0.0', 8) || inV4(v, '172.16.0.0', 12) || inV4(v, '192.168.0.0', 16) || inV4(v, '100.64.0.0', 10) || inV4(v, '198.18.0.0', 15)) return 'private';
+  // The documentation ranges are on no public network, but some networks route them inside (a sandboxed machine
+  // was seen to resolve its package registry to 203.0.113.80): private, i.e. reachable only with allowPrivate.
+  if (inV4(v, '192.0.2.0', 24) || inV4(v, '198.51.100.0', 24) || inV4(v, '203.0.113.0', 24)) return 'private';
   if (inV4(v, '224.0.0.0', 4)) return 'multicast';
-  if (inV4(v, '240.0.0.0', 4) || inV4(v, '192.0.0.0', 24) || inV4(v, '192.0.2.0', 24) || inV4(v, '198.51.100.0', 24) || inV4(v, '203.0.113.0', 24)) return 'reserved';
+  if (inV4(v, '240.0.0.0', 4) || inV4(v, '192.0.0.0', 24)) return 'reserved';
   return 'public';
 }
 
@@ -127,7 +130,7 @@ export function classifyIPv6(w: readonly number[]): AddressClass {
   if ((w[0]! & 0xffc0) === 0xfe80) return 'link-local';
   if ((w[0]! & 0xfe00) === 0xfc00 || (w[0]! & 0xffc0) === 0xfec0) return 'private'; // ULA, old site-local
   if ((w[0]! & 0xff00) === 0xff00) return 'multicast';
-  if (w[0] === 0x2001 && w[1] === 0x0db8) return 'reserved'; // documentation
+  if (w[0] === 0x2001 && w[1] === 0x0db8) return 'private'; // documentation: as the IPv4 documentation ranges
   if (w[0] === 0x0100 && zeros(1, 4)) return 'reserved'; // discard prefix
   return 'public';
 }

@@ -29,6 +29,8 @@ export interface ClientOptions {
   readonly policy: FetchPolicy;
   readonly lookup?: LookupAll;
   readonly signal?: AbortSignal;
+  /** Judges each hop's host by name before it is resolved (network: domains); throws a ToolError to refuse it. */
+  readonly checkHost?: (host: string) => void;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -63,6 +65,7 @@ export async function guardedGet(start: string, options: ClientOptions): Promise
     const redirects: string[] = [];
     let url = checkUrl(start);
     for (;;) {
+      options.checkHost?.(url.hostname);
       const target = await raceAbort(resolveChecked(url.hostname, policy, lookup), deadline.signal);
       const res = await request(url, target, deadline.signal, policy.maxBytes);
       if (REDIRECTS.has(res.status) && res.location !== undefined) {

@@ -8,6 +8,10 @@ import { checkUrl, FetchTimeoutError, guardedGet } from './client';
 import { htmlToText } from './prettify';
 import { resolveChecked, systemLookup, type LookupAll } from './resolve';
 import { attempt } from '../attempt';
+import { ToolError } from '../errors';
+import { normalHost } from '../network/domains';
+import { hostVerdict, howToAllow } from '../network/hosts';
+import type { Policy } from '../policy';
 
 export interface FetchInput {
   readonly url: string;
@@ -64,7 +68,8 @@ export function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, look
         subject: { url: input.url },
         request: (verdict: Verdict & { kind: 'ask' }, id: string) => ({ id, tool: call.tool, rule: verdict.rule, reason: verdict.reason, key: `${call.tool} ${input.url}`, fetch: { url: input.url } }),
         execute: async (gated: { approvedBy?: string }) => {
-          const res = await guardedGet(input.url, { policy: policy.fetch, ...(lookup && { lookup }), ...(call.signal && { signal: call.signal }) });
+          const checkHost = policy.network === 'domains' ? hopChecker(policy, checkUrl(input.url).hostname) : undefined;
+          const res = await guardedGet(input.url, { policy: policy.fetch, ...(lookup && { lookup }), ...(call.signal && { signal: call.signal }), ...(checkHost && { checkHost }) });
           address = res.address;
           return { ...describeResponse(res, input, policy.fetch.maxBytes), ...(gated.approvedBy && { approvedBy: gated.approvedBy }) };
         },
@@ -73,9 +78,36 @@ export function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, look
       const network = networkVerdict(policy.network);
       if (network.kind === 'deny') return { ...planned, checks: [network] };
       const url = checkUrl(input.url);
+      // network: domains: the host by name first; one not allowed is not even looked up (a card may still let it in).
+      const host = policy.network === 'domains' ? hostVerdict(policy, normalHost(url.hostname), 'egress') : undefined;
+      if (host && host.kind !== 'allow') return { ...planned, checks: [host], ...(host.kind === 'ask' && { request: withHost(planned.request, url) }) };
       await resolveChecked(url.hostname, policy.fetch, lookup ?? systemLookup);
       return { ...planned, checks: [] };
     },
+  });
+}
+
+/**
+ * The hosts a fetch may reach on its way (network: domains): the first one as judged (listed, or allowed from a
+ * card), every redirect's by the list alone: a redirect to a host not listed is refused, not asked.
+ */
+function hopChecker(policy: Policy, first: string): (host: string) => void {
+  const start = normalHost(first);
+  return (hostname) => {
+    const host = normalHost(hostname);
+    if (host === start) return;
+    const v = hostVerdict(policy, host, 'egress');
+    if (v.kind === 'allow') return;
+    const reason = v.kind === 'deny' ? v.reason : `a redirect led to ${host}, which is not on the allowed domains (network: domains); add it to ${howToAllow(host)}.`;
+    throw new ToolError('NETWORK_DENIED', `fetch refused: ${reason}`, v.rule);
+  };
+}
+
+/** The card of a fetch to an unlisted host also names the host (its "always" adds it to the allowed domains). */
+function withHost<T extends { fetch: { url: string } }>(request: (v: Verdict & { kind: 'ask' }, id: string) => T, url: URL) {
+  return (v: Verdict & { kind: 'ask' }, id: string) => ({
+    ...request(v, id),
+    network: { host: normalHost(url.hostname), port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80, method: 'GET' },
   });
 }
 

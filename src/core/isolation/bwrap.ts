@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ExecStage } from '../exec/types';
+import { proxyMounts, proxyPrefix } from '../network/sandboxWiring';
 import { isInside } from '../paths/confine';
 import { gitProgramPaths } from './gitCreation';
 import { checkContext, PRIVATE_HOME_CACHES, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
@@ -151,6 +152,8 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
     '--proc', '/proc', // a procfs of the sandbox's own PID namespace: the host's processes are invisible
   ];
   for (const e of mountPlan(c, opts.lookup, opts.scan)) args.push(...mountArgs(e));
+  // The egress proxy's socket, over the tmpfs the plan put on /run (sandboxWiring.ts).
+  if (c.proxy) args.push(...proxyMounts(c.proxy, c.root));
   args.push('--chdir', c.cwd, '--');
   if (opts.prlimitPath) {
     // prlimit runs INSIDE the namespaces, sets soft = hard limits on itself, then execs the command: nothing in
@@ -163,6 +166,8 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
       '--',
     );
   }
+  // Under the limits too: the bridge listens on the sandbox's loopback, then execs the command in its place.
+  if (c.proxy) args.push(...proxyPrefix(c.proxy));
   args.push(stage.file, ...stage.args);
   return args;
 }

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
 import { isInside } from '../paths/confine';
+import type { ProxyWiring } from '../network/sandboxWiring';
 import type { SandboxContext, SandboxLimits } from './types';
 
 /**
@@ -50,6 +51,7 @@ export interface CheckedContext {
   readonly toolchainPaths: readonly string[];
   readonly workspaceReadOnly: boolean;
   readonly network: 'allow' | 'deny';
+  readonly proxy: ProxyWiring | undefined;
   readonly allowGitWrites: boolean;
   readonly hiddenPaths: readonly string[];
   readonly readOnlyPaths: readonly string[];
@@ -69,6 +71,14 @@ export function checkContext(ctx: SandboxContext): CheckedContext {
   }
   if (ctx.network !== 'allow' && ctx.network !== 'deny') {
     throw new ToolError('BAD_REQUEST', `Unknown network setting "${String(ctx.network)}" (expected allow or deny).`, 'isolation.bad-network');
+  }
+  if (ctx.proxy && ctx.network !== 'deny') {
+    // The proxy is the only way out of a sandbox WITHOUT a network; beside the host's network it would be a bypass.
+    throw new ToolError('BAD_REQUEST', 'The egress proxy is wired only into a sandbox without a network of its own.', 'isolation.bad-network');
+  }
+  if (ctx.proxy) {
+    absolute(ctx.proxy.socket, 'proxy socket');
+    absolute(ctx.proxy.perl, 'proxy bridge program');
   }
   const homeText = ctx.home ?? os.homedir();
   const home = homeText && path.isAbsolute(homeText) && !homeText.includes('\0') && path.resolve(homeText) !== path.parse(homeText).root
@@ -95,6 +105,7 @@ export function checkContext(ctx: SandboxContext): CheckedContext {
     toolchainPaths,
     workspaceReadOnly: workspaceReadOnly(ctx.mode),
     network: ctx.network,
+    proxy: ctx.proxy,
     allowGitWrites: ctx.allowGitWrites === true,
     hiddenPaths: (ctx.hiddenPaths ?? []).map((p) => absolute(p, 'hidden path')),
     readOnlyPaths: (ctx.readOnlyPaths ?? []).map((p) => absolute(p, 'read-only path')),

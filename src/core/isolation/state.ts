@@ -20,7 +20,7 @@ export function isolationState(selection: SandboxSelection, base: Omit<SandboxCo
   }
   return {
     kind: sandbox.kind,
-    wrap: (stage, cwd) => sandbox.wrap(stage, { ...base, cwd }),
+    wrap: (stage, cwd, proxy) => sandbox.wrap(stage, { ...base, cwd, ...(proxy && { proxy }) }),
     ...(warning && { warning }),
     ...(!base.allowGitWrites && { watchRun: () => watchRootGit(base.root) }),
   };

@@ -1,4 +1,5 @@
 import type { ExecStage } from '../exec/types';
+import type { ProxyWiring } from '../network/sandboxWiring';
 import type { Policy } from '../policy';
 
 /**
@@ -14,6 +15,11 @@ export interface SandboxContext {
   /** `readOnly` makes the workspace itself read-only (a fact of the kernel, not a table of flags). */
   readonly mode: Policy['mode'];
   readonly network: 'allow' | 'deny';
+  /**
+   * With network `deny`: the egress proxy of this call (src/core/network), the only way out of the sandbox. Its
+   * socket is bound in and the bridge runs in front of the command (sandboxWiring.ts).
+   */
+  readonly proxy?: ProxyWiring;
   /** The user's home directory, hidden except for the workspace. Defaults to os.homedir(). */
   readonly home?: string;
   /**

@@ -44,7 +44,7 @@ export class WebApprover implements Approver {
     /** Milliseconds a request waits for a decision (the policy's approval timeout, read per request). */
     private readonly timeoutMs: () => number,
     /** The server's remembered approvals: listed on the history tab, revocable from there. */
-    private readonly memory: ApprovalMemory,
+    private readonly memory: Pick<ApprovalMemory, 'list' | 'revoke'>,
     /** The saved "Always allow" rules (the config file), when the server keeps them: listed and removable. */
     private readonly rules?: RuleStore,
   ) {}

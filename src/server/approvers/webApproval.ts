@@ -14,7 +14,7 @@ export interface WebApproval {
  * and the page's listener. Waiting requests are denied when it closes.
  */
 export async function startWebApproval(ctx: ServerContext): Promise<WebApproval> {
-  const approver = new WebApprover(path.basename(ctx.policy.root) || ctx.policy.root, () => ctx.policy.approvalTimeoutSeconds * 1000, ctx.memory, ctx.rules);
+  const approver = new WebApprover(path.basename(ctx.policy.root) || ctx.policy.root, () => ctx.policy.approvalTimeoutSeconds * 1000, ctx.remembered, ctx.rules);
   ctx.audit.add(approver.auditSink());
   const page = await startApprovalPage(approver);
   return {

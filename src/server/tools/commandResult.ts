@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { constants } from 'node:os';
 import type { CommandResult } from '../../core/commands/run';
+import { attemptLine } from '../../core/network/record';
 import type { Policy } from '../../core/policy';
 import type { ToolEnv } from './define';
 
@@ -26,6 +27,14 @@ export const commandOutputShape = {
   hint: z.object({ cause: z.enum(['git-read-only', 'network', 'program-missing']), text: z.string() }).optional(),
   error: z.string().optional(),
   denial: z.object({ code: z.string(), message: z.string(), rule: z.string() }).optional(),
+  /** Every host the command tried through the egress proxy: allowed or refused, methods, bytes each way. */
+  network: z.object({
+    attempts: z.array(z.object({
+      host: z.string(), port: z.number().int(), allowed: z.boolean(), methods: z.array(z.string()), requests: z.number().int(),
+      bytesSent: z.number().int(), bytesReceived: z.number().int(), rule: z.string(), reason: z.string().optional(),
+    })),
+    omitted: z.number().int().optional(),
+  }).optional(),
   /** mcp-shell-server's field names, for clients written against it. */
   status: z.number().int(),
   execution_time: z.number(),
@@ -50,7 +59,7 @@ export function toToolResult(r: CommandResult, extra: ResultNotes = {}): CallToo
     const words = extra.commandName.trim().split(/\s+/);
     lines.push(`Hint: "${extra.commandName}" is one element; put each argument in its own element: ${JSON.stringify(words)}.`);
   }
-  const text = describe(r);
+  const text = [describe(r), ...networkLines(r)].join('\n');
   // After the output: the model reads the failure first, then what caused it.
   const hint = extra.hint ? [`Hint: ${extra.hint}`] : [];
   return {
@@ -94,6 +103,13 @@ function describe(r: CommandResult): string {
   if (r.stderr) parts.push(`[stderr]\n${r.stderr}${cut && r.stderrTruncated ? `\n[stderr cut: ${r.stderrBytes} bytes written, the first part kept]` : ''}`);
   if (parts.length === 0) parts.push(r.outcome === 'ok' ? '(no output; exit status 0)' : '(no output)');
   return parts.join('\n');
+}
+
+/** One line per host the command tried (refused ones first: they are what a person acts on). */
+function networkLines(r: CommandResult): string[] {
+  if (!r.network) return [];
+  const sorted = [...r.network.attempts].sort((a, b) => Number(a.allowed) - Number(b.allowed));
+  return [...sorted.map((a) => `[network] ${attemptLine(a)}`), ...(r.network.omitted ? [`[network] … and ${r.network.omitted} more host(s)`] : [])];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { modeLabel } from '../../core/modes';
 import { unrunnableAllowlistEntries, type UnrunnableEntry } from '../../core/commands/unrunnable';
+import { domainList } from '../../core/network/domains';
 import type { Policy } from '../../core/policy';
 
 const unrunnable = new WeakMap<Policy, readonly UnrunnableEntry[]>();
@@ -40,7 +41,19 @@ export function commandLimitsText(policy: Policy): string {
     `Allowed: ${names}.${patterns}${readOnly}`,
     'Options that run other programs (find -exec …) are refused.',
     `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s); ${output}. Mode ${modeLabel(policy.mode)}.`,
+    ...(policy.network === 'domains' ? [networkText(policy)] : []),
   ].join(' ');
+}
+
+/** Hosts named in a description at most (tools/list travels with every model request). */
+const DOMAINS_SHOWN = 8;
+
+/** network: domains: which hosts a command may reach (the agent need not find out by trying), and how. */
+function networkText(policy: Policy): string {
+  const allowed = domainList(policy).allowed;
+  const shown = allowed.slice(0, DOMAINS_SHOWN).join(' ');
+  const more = allowed.length > DOMAINS_SHOWN ? ` and ${allowed.length - DOMAINS_SHOWN} more` : '';
+  return allowed.length ? `Network: only ${shown}${more}, through the proxy in HTTP(S)_PROXY.` : 'Network: no host is allowed yet (network: domains).';
 }
 
 /**

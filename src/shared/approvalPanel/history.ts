@@ -1,6 +1,6 @@
 import type { ApprovalDecision, ApprovalOption, ApprovalRequest } from '../../core/approval';
 import type { AuditRecord } from '../../core/audit';
-import type { HistoryEntry, HistoryOutcome, RememberedEntry, RememberedKind } from '../webviewProtocol';
+import type { HistoryEntry, HistoryHost, HistoryOutcome, RememberedEntry, RememberedKind } from '../webviewProtocol';
 
 /**
  * The history tab's data, without VS Code (unit-tested). Fed by two sources: the (already redacted) audit records
@@ -67,6 +67,7 @@ export class HistoryStore {
     if (typeof r.return_code === 'number' || r.return_code === null) e.exitCode = r.return_code as number | null;
     if (typeof r.duration === 'number') e.durationMs = Math.round(r.duration * 1000);
     if (typeof r.approved_by === 'string' && !e.decidedBy) e.decidedBy = r.approved_by;
+    if (Array.isArray(r.network_hosts)) e.hosts = r.network_hosts.filter((h): h is Record<string, unknown> => !!h && typeof h === 'object').map(historyHost);
     const why = typeof r.rejection_reason === 'string' ? r.rejection_reason : typeof r.error_message === 'string' ? r.error_message : undefined;
     if (why) e.reason = why;
   }
@@ -126,7 +127,20 @@ export function quoteArgv(argv: readonly unknown[]): string {
   return argv.map((a) => JSON.stringify(String(a))).join(' ');
 }
 
+/** One host of an audit event's `network_hosts` (src/core/network/record.ts auditedAttempts), as plain data. */
+function historyHost(h: Record<string, unknown>): HistoryHost {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return {
+    host: String(h.host), port: n(h.port), allowed: h.allowed === true, methods: Array.isArray(h.methods) ? h.methods.map(String) : [],
+    requests: n(h.requests), bytesSent: n(h.bytes_sent), bytesReceived: n(h.bytes_received),
+  };
+}
+
+/** A running command's host card: the host, and the command that tried it. */
+const hostSummary = (host: string, port: unknown, command: unknown) => `${host}:${String(port)}${typeof command === 'string' ? ` ← ${command}` : ''}`;
+
 function summaryOf(r: AuditRecord): string {
+  if (typeof r.host === 'string') return hostSummary(r.host, r.port, r.command);
   if (Array.isArray(r.argv) && r.argv.length) return quoteArgv(r.argv);
   if (Array.isArray(r.files) && r.files.length) return r.files.map(String).join(' → ');
   if (typeof r.url === 'string') return r.url;
@@ -135,6 +149,7 @@ function summaryOf(r: AuditRecord): string {
 }
 
 function summaryOfRequest(r: ApprovalRequest): string {
+  if (r.network && !r.fetch) return hostSummary(r.network.host, r.network.port, r.network.command);
   if (r.command) return r.command.stages.map(quoteArgv).join(' | ');
   if (r.change) return r.change.files.join(' → ');
   if (r.fetch) return r.fetch.url;

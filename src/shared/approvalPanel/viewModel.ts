@@ -13,12 +13,13 @@ export const STDIN_PREVIEW_LINES = 10;
 
 /**
  * The options the server honours for a request. Session and 15-minute approvals are remembered by the server for
- * command lines only (ApprovalMemory, keyed by the exact command line), and "always" is written to the user's
- * `guardedShell.autoApprove`, which lists command lines: offering them for a file change would be a button that
- * silently does less than it says.
+ * command lines (ApprovalMemory, keyed by the exact command line) and for a running command's hosts (keyed by
+ * host), and "always" is written to the user's `guardedShell.autoApprove` (command lines) or
+ * `guardedShell.domains.allowed` (a host): offering them for a file change or a fetch would be a button
+ * that silently does less than it says.
  */
 export function optionsFor(request: ApprovalRequest): ApprovalOption[] {
-  return request.command ? ['once', 'session', 'timed', 'always'] : ['once'];
+  return request.command || (request.network && !request.fetch) ? ['once', 'session', 'timed', 'always'] : ['once'];
 }
 
 export function toCard(request: ApprovalRequest, folder: string, since: number): Card {
@@ -32,6 +33,7 @@ export function toCard(request: ApprovalRequest, folder: string, since: number):
     options: optionsFor(request),
     ...(request.fetch && { fetch: { url: request.fetch.url } }),
     ...(request.command && request.rules?.length && { rules: [...request.rules] }),
+    ...(request.network && { network: { ...request.network } }),
   };
   if (request.command) {
     const c = request.command;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ACTIONS, ISOLATION_TABLE, ISOLATIONS, MODE_TABLE, MODES, modeAnswer, modeAtLeastAsStrict, NETWORK_TABLE, NETWORKS, neverAllowed,
-  tightenMode, workspaceReadOnly, type Action, type Mode, type ModeSetting,
+  ACTIONS, commandsReachNetwork, ISOLATION_TABLE, ISOLATIONS, MODE_TABLE, MODES, modeAnswer, modeAtLeastAsStrict, NETWORK_TABLE, NETWORKS,
+  networkAtLeastAsStrict, neverAllowed, REACHES, tightenMode, tightenNetwork, unlistedHostAnswer, workspaceReadOnly, type Action, type Mode,
+  type ModeSetting, type Network,
 } from '../../../src/core/modes';
 import { SETTINGS } from '../../../src/core/config/registry';
 import { mulberry32 } from '../../helpers/prng';
@@ -74,25 +75,60 @@ describe('mode table: a stricter mode is never looser', () => {
   });
 });
 
-describe('network and isolation: the registry orders agree with their tables', () => {
-  const order = <T>(values: readonly T[]) => values; // strictest first
-  it('network: a stricter value never lets more reach the network', () => {
-    const stricter = order(SETTINGS.network.vscode.stricter);
-    expect([...stricter].sort()).toEqual([...NETWORKS].sort());
-    for (let i = 0; i < stricter.length; i++) {
-      for (let j = i; j < stricter.length; j++) {
-        const a = NETWORK_TABLE[stricter[i]!], b = NETWORK_TABLE[stricter[j]!];
-        expect(Number(a.fetch)).toBeLessThanOrEqual(Number(b.fetch));
-        expect(Number(a.sandboxedCommands)).toBeLessThanOrEqual(Number(b.sandboxedCommands));
+describe('network and isolation: the orders agree with their tables', () => {
+  const PARTIES = ['fetch', 'sandboxedCommands'] as const;
+  const reach = (n: Network, party: (typeof PARTIES)[number]) => REACHES.indexOf(NETWORK_TABLE[n][party]);
+
+  it('network: a value at least as strict never lets the fetch tool or a sandboxed command reach more (every pair)', () => {
+    for (const a of NETWORKS) {
+      for (const b of NETWORKS) {
+        const pointwise = PARTIES.every((p) => reach(a, p) <= reach(b, p));
+        expect(networkAtLeastAsStrict(a, b), `${a} vs ${b}`).toBe(pointwise);
       }
     }
   });
 
-  it('network deny takes the fetch tool away in every mode; fetch and allow leave it to the mode', () => {
+  it('network: deny is the strictest and allow the loosest; fetch and domains are each stricter somewhere', () => {
+    for (const n of NETWORKS) {
+      expect(networkAtLeastAsStrict('deny', n)).toBe(true);
+      expect(networkAtLeastAsStrict(n, 'allow')).toBe(true);
+    }
+    expect(networkAtLeastAsStrict('fetch', 'domains')).toBe(false); // the fetch tool reaches any public host
+    expect(networkAtLeastAsStrict('domains', 'fetch')).toBe(false); // commands reach the listed hosts
+  });
+
+  it('network: a workspace value never lets any party reach more than the user chose (every pair)', () => {
+    for (const user of NETWORKS) {
+      for (const proposed of NETWORKS) {
+        const { network, loosens } = tightenNetwork(user, proposed);
+        for (const p of PARTIES) expect(reach(network, p), `${user} + ${proposed}: ${p}`).toBeLessThanOrEqual(reach(user, p));
+        expect(loosens).toBe(!networkAtLeastAsStrict(proposed, user));
+      }
+    }
+  });
+
+  it('network deny takes the fetch tool away in every mode; the others leave it to the mode', () => {
     for (const m of MODES) {
       expect(neverAllowed(m, 'deny', ['egress'])).toBe(true);
-      expect(neverAllowed(m, 'fetch', ['egress'])).toBe(MODE_TABLE[m].egress === 'deny');
+      for (const n of ['fetch', 'domains', 'allow'] as const) expect(neverAllowed(m, n, ['egress'])).toBe(MODE_TABLE[m].egress === 'deny');
     }
+  });
+
+  it('sandboxed commands reach the network exactly where the table gives them a reach; without a sandbox always', () => {
+    for (const n of NETWORKS) {
+      expect(commandsReachNetwork(n, 'sandboxed')).toBe(NETWORK_TABLE[n].sandboxedCommands !== 'none');
+      expect(commandsReachNetwork(n, 'unsandboxed')).toBe(true);
+      expect(commandsReachNetwork(n, 'denied')).toBe(false);
+    }
+  });
+
+  it('a host not on the domain list is never allowed without a person: a card where the mode asks, refused elsewhere (auto too)', () => {
+    for (const m of SETTINGS_ALL) {
+      for (const a of ACTIONS) expect(unlistedHostAnswer(m, a)).toBe(modeAnswer(m, a) === 'ask' ? 'ask' : 'deny');
+    }
+    expect(unlistedHostAnswer('auto', 'command')).toBe('deny');
+    expect(unlistedHostAnswer('confirm', 'command')).toBe('ask');
+    expect(unlistedHostAnswer('readOnly', 'command')).toBe('deny');
   });
 
   it('isolation: a stricter value never runs a command with less confinement, sandbox available or not', () => {

@@ -74,6 +74,56 @@ describe('VS Code settings -> policy: a cloned repository cannot loosen the poli
     expect(policyOf({ network: { workspaceValue: 'allow' } }).policy.network).toBe('fetch');
   });
 
+  it('stops a workspace from trading network fetch for domains, or domains for fetch (each lets someone reach more)', () => {
+    let r = policyOf({ network: { globalValue: 'fetch', workspaceValue: 'domains' } });
+    expect(r.policy.network).toBe('fetch');
+    expect(r.ignored[0]).toMatchObject({ setting: 'guardedShell.network', value: 'domains' });
+    r = policyOf({ network: { globalValue: 'domains', workspaceValue: 'fetch' } });
+    expect(r.policy.network).toBe('domains');
+    expect(r.ignored).toHaveLength(1);
+    // Stricter everywhere: taken.
+    expect(policyOf({ network: { globalValue: 'allow', workspaceValue: 'domains' } }).policy.network).toBe('domains');
+    expect(policyOf({ network: { globalValue: 'domains', workspaceValue: 'deny' } }).policy.network).toBe('deny');
+  });
+
+  it('takes the fetch address exceptions (loopback, private) from user settings only', () => {
+    const { policy, ignored } = policyOf({ 'fetch.allowLoopback': { globalValue: true }, 'fetch.allowPrivate': { workspaceValue: true } });
+    expect(policy.fetch).toMatchObject({ allowLoopback: true, allowPrivate: false });
+    expect(ignored).toEqual([expect.objectContaining({ setting: 'guardedShell.fetch.allowPrivate', scope: 'workspace' })]);
+  });
+
+  it('stops a workspace from adding hosts to the allowed domains or presets; it may only narrow them', () => {
+    const { policy, ignored } = policyOf({
+      'domains.allowed': { globalValue: ['*.example.org', 'pypi.org'], workspaceValue: ['api.example.org', 'evil.test', 'example.org'] },
+      'domains.presets': { globalValue: ['npm'], workspaceValue: ['npm', 'github'] },
+    });
+    expect(policy.allowedDomains).toEqual(['api.example.org']);
+    expect(policy.domainPresets).toEqual(['npm']);
+    expect(ignored).toEqual([
+      expect.objectContaining({ setting: 'guardedShell.domains.allowed', value: ['evil.test', 'example.org'] }),
+      expect.objectContaining({ setting: 'guardedShell.domains.presets', value: ['github'] }),
+    ]);
+  });
+
+  it('a workspace that names only presets drops the user\'s other hosts there (narrowing), and may add denied domains', () => {
+    const { policy, ignored } = policyOf({
+      'domains.allowed': { globalValue: ['registry.npmjs.org', 'internal.example'] },
+      'domains.presets': { workspaceValue: ['npm'] },
+      'domains.denied': { globalValue: ['a.test'], workspaceValue: ['b.test'] },
+    });
+    expect(policy.allowedDomains).toEqual([]);
+    expect(policy.domainPresets).toEqual(['npm']); // every host of it is on the user's list
+    expect(policy.deniedDomains).toEqual(['a.test', 'b.test']);
+    expect(ignored).toEqual([]);
+  });
+
+  it('without a workspace value the user\'s lists apply as they are; a bad entry is dropped alone, reported', () => {
+    const { policy, ignored } = policyOf({ 'domains.allowed': { globalValue: ['ok.example', 'http://bad.example'] }, 'domains.presets': { globalValue: ['pypi', 'nosuch'] } });
+    expect(policy.allowedDomains).toEqual(['ok.example']);
+    expect(policy.domainPresets).toEqual(['pypi']);
+    expect(ignored.map((i) => i.value)).toEqual(['http://bad.example', 'nosuch']);
+  });
+
   it('stops a workspace from adding commands (curl, sh) to the allowlist', () => {
     const { policy, ignored } = policyOf({ allowCommands: { globalValue: ['ls', 'cat'], workspaceValue: ['ls', 'curl', 'sh'] } });
     expect(policy.allowCommands).toEqual(['ls']);

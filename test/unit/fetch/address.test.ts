@@ -69,6 +69,12 @@ describe('address classes', () => {
     ['224.0.0.1', 'multicast'],
     ['ff02::1', 'multicast'],
     ['255.255.255.255', 'reserved'],
+    ['192.0.0.8', 'reserved'],
+    // Documentation ranges: on no public network, routed inside some (a registry seen at 203.0.113.80).
+    ['203.0.113.80', 'private'],
+    ['198.51.100.7', 'private'],
+    ['192.0.2.1', 'private'],
+    ['2001:db8::1', 'private'],
     ['64:ff9b::10.0.0.1', 'private'],
     ['64:ff9b::7f00:1', 'loopback'],
     ['2002:7f00:1::', 'loopback'],

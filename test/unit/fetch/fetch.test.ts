@@ -251,6 +251,51 @@ describe('fetch against a local server on 127.0.0.1', () => {
   });
 });
 
+describe('fetch obeys the domain list (network: domains), the same verdict as the egress proxy', () => {
+  function domains(mode: PolicyInput['mode'], approver: Approver = unavailableApprover) {
+    const policy = parsePolicy({ root: '/tmp', mode, network: 'domains', allowedDomains: ['listed.test'], deniedDomains: ['no.listed.test'], fetch: { allowLoopback: true } });
+    return { policy: () => policy, approver: () => approver, audit: new AuditLog() };
+  }
+  const names = () => stubLookup({ 'listed.test': ['127.0.0.1'], 'unlisted.test': ['127.0.0.1'], 'no.listed.test': ['127.0.0.1'] });
+
+  it('fetches a listed host', async () => {
+    const r = await runFetch(domains('auto'), { tool: 'fetch' }, { url: `http://listed.test:${port}/hello` }, names());
+    expect(r.outcome).toBe('ok');
+    expect(r.body).toBe('hello from 127.0.0.1');
+  });
+
+  it('refuses an unlisted host in auto without resolving it, naming the setting', async () => {
+    const lookup = names();
+    const before = hits.length;
+    const r = await runFetch(domains('auto'), { tool: 'fetch' }, { url: `http://unlisted.test:${port}/hello` }, lookup);
+    expect(r.denial).toMatchObject({ code: 'NETWORK_DENIED', rule: 'network.domain.unlisted' });
+    expect(r.denial!.message).toMatch(/--allow-domain unlisted\.test/);
+    expect(lookup.calls).toEqual([]);
+    expect(hits.length).toBe(before);
+  });
+
+  it('refuses a denied host even under an allowed entry', async () => {
+    const r = await runFetch(domains('auto'), { tool: 'fetch' }, { url: `http://no.listed.test:${port}/hello` }, names());
+    expect(r.denial).toMatchObject({ rule: 'network.domain.denied' });
+  });
+
+  it('asks about an unlisted host in confirm (the card names the host) and fetches it once allowed', async () => {
+    const seen: ApprovalRequest[] = [];
+    const approver: Approver = { kind: 'fake', approve: async (req) => (seen.push(req), { approved: true, by: 'user' }) };
+    const r = await runFetch(domains('confirm', approver), { tool: 'fetch' }, { url: `http://unlisted.test:${port}/hello` }, names());
+    expect(r.outcome).toBe('ok');
+    expect(seen[0]).toMatchObject({ rule: 'network.domain.unlisted', network: { host: 'unlisted.test', port, method: 'GET' } });
+  });
+
+  it('refuses a redirect from a listed host to an unlisted one, without resolving it', async () => {
+    const lookup = names();
+    const r = await runFetch(domains('auto'), { tool: 'fetch' }, { url: `http://listed.test:${port}/redirect?to=${encodeURIComponent(`http://unlisted.test:${port}/hello`)}` }, lookup);
+    expect(r.denial).toMatchObject({ code: 'NETWORK_DENIED', rule: 'network.domain.unlisted' });
+    expect(r.denial!.message).toMatch(/^fetch refused: unlisted\.test is not on the allowed domains/);
+    expect(lookup.calls).toEqual(['listed.test', 'listed.test']);
+  });
+});
+
 describe('htmlToText', () => {
   it('decodes entities and keeps preformatted line breaks', () => {
     expect(htmlToText('<p>a&lt;b &#x41;&#66;</p><pre>x\n  y</pre>')).toBe('a<b AB\n\nx\n  y');

@@ -44,6 +44,26 @@ describe('bwrap argv', () => {
     expect(mounts(bwrapArgs(stage, base, opts))).not.toContainEqual(['--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve']);
   });
 
+  it('wires the egress proxy into a sandbox without a network: its socket over the /run tmpfs, the bridge after prlimit, right before the command', () => {
+    const proxy = { socket: '/tmp/gs-net-x/1.sock', perl: '/usr/bin/perl' };
+    const a = bwrapArgs(stage, { ...base, proxy }, opts);
+    expect(a).not.toContain('--share-net');
+    const m = mounts(a);
+    expect(m.at(-1)).toEqual(['--ro-bind', '/tmp/gs-net-x/1.sock', '/run/guarded-shell-proxy.sock']);
+    expect(m.findIndex((x) => x[0] === '--tmpfs' && x[1] === '/run')).toBeLessThan(m.length - 1);
+    const command = a.slice(a.indexOf('--') + 1);
+    expect(command[0]).toBe('/usr/bin/prlimit');
+    const bridge = command.indexOf('/usr/bin/perl');
+    expect(command.slice(bridge, bridge + 2)).toEqual(['/usr/bin/perl', '-e']);
+    expect(command.slice(bridge + 3)).toEqual(['/run/guarded-shell-proxy.sock', '3128', '--', 'ls', '-la', '--', '-weird name']);
+  });
+
+  it('refuses the proxy beside the host network (it would be a way around it) and a workspace that holds its socket path', () => {
+    const proxy = { socket: '/tmp/gs-net-x/1.sock', perl: '/usr/bin/perl' };
+    expect(() => bwrapArgs(stage, { ...base, network: 'allow', proxy }, opts)).toThrow(/without a network of its own/);
+    expect(() => bwrapArgs({ file: 'ls', args: [] }, { ...base, root: '/run', cwd: '/run', proxy }, { ...opts, lookup: fakeDisk(['/tmp', '/run']) })).toThrow(/guarded-shell-proxy\.sock/);
+  });
+
   it('mounts the system read-only first, then hides /tmp, /run and HOME, then binds the workspace on top', () => {
     expect(mounts(bwrapArgs(stage, base, opts))).toEqual([
       ['--ro-bind', '/', '/'],

@@ -16,6 +16,7 @@ import { doublePromptNotice } from '../../../shared/approvalPanel/doublePrompt';
 
 const SECTION = 'guardedShell';
 const AUTO_APPROVE = 'autoApprove';
+const ALLOWED_DOMAINS = 'domains.allowed';
 
 export interface WebviewPresenterOptions {
   /** The extension's folder: the page's scripts and styles are served from its `media/` only. */
@@ -207,7 +208,8 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
           return;
         }
         // "Always allow" saves the rule the person chose (as offered or edited), only when it covers this request.
-        const rule = m.option === 'always' ? (m.rule ?? p.request.key) : undefined;
+        // A host card's "always" adds the host to the domain list instead (no command rule).
+        const rule = m.option === 'always' && !p.request.network ? (m.rule ?? p.request.key) : undefined;
         const problem = rule !== undefined ? alwaysRuleProblem(p.request, rule) : undefined;
         if (problem) {
           this.postCards(); // the card stays (the page took it away when the button was pressed)
@@ -216,7 +218,7 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
         }
         this.settle(m.id, { approved: true, by: 'user', option: m.option, ...(rule !== undefined && { rule }) });
         if (m.option === 'session' || m.option === 'timed') this.remembered.grant(p.folder, p.request.key, m.option);
-        if (rule !== undefined) await this.addAlways(rule);
+        if (m.option === 'always') await (p.request.network ? this.addAllowedDomain(p.request.network.host) : this.addAlways(rule!));
         this.scheduleHistory();
         return;
       }
@@ -271,6 +273,15 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
     if (list.includes(key)) return;
     await vscode.workspace.getConfiguration(SECTION).update(AUTO_APPROVE, [...list, key], vscode.ConfigurationTarget.Global);
     this.options.log?.info(`"${key}" added to the user setting guardedShell.autoApprove`);
+  }
+
+  /** "Always allow this host" (a running command's card, network: domains): the USER's allowed domains. */
+  private async addAllowedDomain(host: string): Promise<void> {
+    const v = vscode.workspace.getConfiguration(SECTION).inspect<string[]>(ALLOWED_DOMAINS)?.globalValue;
+    const list = Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+    if (list.includes(host)) return;
+    await vscode.workspace.getConfiguration(SECTION).update(ALLOWED_DOMAINS, [...list, host], vscode.ConfigurationTarget.Global);
+    this.options.log?.info(`"${host}" added to the user setting guardedShell.domains.allowed`);
   }
 
   private async revoke(folder: string, key: string, kind: RememberedKind): Promise<void> {

@@ -5,14 +5,10 @@
 const fs = require('fs'), path = require('path');
 const shared = require('./shared.js');
 const { readDiffRows } = require('../webview/diffRows.js');
+const { assertEqual } = require('../vscode/lib/util.js');
 
 const OUT = process.env.E2E_OUT;
 const EXT_ID = process.env.EXT_ID;
-
-function assertEqual(actual, expected, what) {
-  const a = JSON.stringify(actual), b = JSON.stringify(expected);
-  if (a !== b) throw new Error(`${what}:\n  actual   ${a}\n  expected ${b}`);
-}
 
 // The cards wait for activation, server start and the first webview; the history check waits for the suite.
 exports.limitMs = 360000;

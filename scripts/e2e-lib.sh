@@ -1,5 +1,5 @@
 # e2e-lib.sh: the setup shared by the real-VS-Code end-to-end runners (scripts/e2e-vscode.sh,
-# test/vscode-approval/run.sh, test/vscode-multiroot/run.sh), sourced by each. Route B of vscode-e2e.md: the VS Code server bundled in
+# test/vscode-approval/panel.sh and defaults.sh, test/vscode-multiroot/run.sh), sourced by each. Route B of vscode-e2e.md: the VS Code server bundled in
 # code-server runs the extension from a staged copy of exactly what the .vsix holds; the suite's extensionTestsPath
 # module runs in its extension host; test/vscode/driver.js (headless Chromium) opens the workbench.
 # A runner calls, in order:
@@ -7,7 +7,9 @@
 #                                     E2E_OUT E2E_USER_SETTINGS EXT_ID PLAYWRIGHT_CORE
 #   e2e_write_settings <<JSON ...     the user settings: the common quiet-workbench ones plus the suite's lines
 #   (export what the suite reads: the extension host inherits the VS Code server's environment)
-#   e2e_start_server                  sets PORT START SPID; cleanup on EXIT (calls e2e_cleanup_hook if defined)
+#   e2e_start_server                  sets PORT START SPID; cleanup on EXIT (calls e2e_cleanup_hook if defined);
+#                                     with E2E_SERVER_HOME set, that folder is the server's HOME (the extension host's
+#                                     and so Guarded Shell's: its ~/.gitconfig is the person's), not the runner's
 #   e2e_run_driver <suite.js> <seconds> [player.js]   sets DRIVER_RC
 #   e2e_wait_no_leftovers             (after the driver) sets CLOSE_OK; needs a `leftovers` function
 #   e2e_report "<extra check name>" <1|0> ...          prints every result and "N passed, M failed"; returns 1 on any failure
@@ -59,7 +61,7 @@ e2e_cleanup() {
 e2e_start_server() {
   PORT=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
   START=$(date +%s)
-  XDG_DATA_HOME="$RUN/xdg" XDG_CONFIG_HOME="$RUN/xdg" setsid "$NODE24" "$VSCODE_SERVER_MAIN" --host 127.0.0.1 --port "$PORT" \
+  XDG_DATA_HOME="$RUN/xdg" XDG_CONFIG_HOME="$RUN/xdg" setsid env ${E2E_SERVER_HOME:+HOME="$E2E_SERVER_HOME"} "$NODE24" "$VSCODE_SERVER_MAIN" --host 127.0.0.1 --port "$PORT" \
     --without-connection-token --accept-server-license-terms --enable-smoke-test-driver --disable-telemetry \
     --disable-workspace-trust --user-data-dir "$RUN/data" --server-data-dir "$RUN/server-data" --extensions-dir "$RUN/exts" \
     > "$RUN/server.log" 2>&1 &

@@ -43,4 +43,28 @@ module.exports = {
     ['del', '3', '', '−', 'gamma'],
     ['ctx', '4', '3', ' ', 'delta'],
   ],
+  /** defaults.sh: VS Code's defaults, a git repository, a miss, a commit, an edited "Always allow" rule. */
+  DEFAULTS: {
+    /** The person's identity in the test HOME's ~/.gitconfig: the agent's commits must carry it. */
+    NAME: 'Ada Example',
+    EMAIL: 'ada@example.test',
+    /** The committed file the agent edits, before and after its two edits. */
+    FILE: 'greeting.txt',
+    BEFORE: 'Hello\n',
+    EDIT_SCRIPT: 's/Hello/Hello, world/',
+    AFTER: 'Hello, world\n',
+    SECOND_EDIT_SCRIPT: 's/world/everyone/',
+    SECOND_AFTER: 'Hello, everyone\n',
+    FIRST_COMMIT: 'Greet the world',
+    /** A file the agent creates, then stages with the command that brings up the "Always allow" card. */
+    NOTES: 'NOTES.md',
+    NOTES_TEXT: 'Greetings are short.',
+    SECOND_COMMIT: 'Greet everyone, with notes',
+    /** The notice a miss shows on its card (media/approval.js). */
+    MISS_NOTICE: 'Not on your allowlist: "git". Approving runs it this time; "Always allow" saves a rule.',
+    /** Typed first: it does not cover `git add NOTES.md`, so the extension refuses to save it and the card stays. */
+    WRONG_RULE: 'git commit *',
+    /** The edited prefix rule saved with "Always allow" (the card offers `git add NOTES.md` and `git add NOTES.md *`). */
+    RULE: 'git add *',
+  },
 };

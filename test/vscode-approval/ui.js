@@ -5,14 +5,10 @@
 const fs = require('fs'), path = require('path');
 const shared = require('./shared.js');
 const { readDiffRows } = require('../webview/diffRows.js');
+const { assertEqual } = require('../vscode/lib/util.js');
 
 const OUT = process.env.E2E_OUT;
 const EXT_ID = process.env.EXT_ID;
-
-function assertEqual(actual, expected, what) {
-  const a = JSON.stringify(actual), b = JSON.stringify(expected);
-  if (a !== b) throw new Error(`${what}:\n  actual   ${a}\n  expected ${b}`);
-}
 
 // The cards wait for activation, server start and the first webview; the history check waits for the suite.
 exports.limitMs = 360000;
@@ -30,8 +26,9 @@ exports.play = async function play(page, { scenario: check, say }) {
 async function playCards(page, check, say) {
   const frameSel = `iframe.webview[src*="extensionId=${EXT_ID}"]`;
   const panel = page.frameLocator(frameSel).frameLocator('iframe#active-frame');
-  /** A card whose argv holds a chip with exactly this visible text (spaces are shown as ·), ready for input. */
-  const cardWithChip = (text) => panel.locator('li.card:not([aria-disabled])', { has: panel.locator('bdi.chip', { hasText: text }) });
+  /** A card whose argv holds a chip with this visible text (spaces are shown as ·), ready for input. (Only the argv's
+   * chips: the offered "Always allow" rules are chips too.) */
+  const cardWithChip = (text) => panel.locator('li.card:not([aria-disabled])', { has: panel.locator('ol.argv bdi.chip', { hasText: text }) });
   const diffRows = (card) => card.locator('table.diff tbody tr').evaluateAll(readDiffRows);
   const click = (card, name) => card.getByRole('button', { name, exact: true }).click({ timeout: 15000 });
   /** Waits for the suite's signal file (it writes one when its side of a scenario is done); `why` names a missing one. */
@@ -44,7 +41,7 @@ async function playCards(page, check, say) {
   await check('the card of a command shows its argv and Approve returns it to the agent', async () => {
     const card = cardWithChip(shared.APPROVE_WORD);
     await card.waitFor({ timeout: 150000 }); // activation + server start + first webview
-    const chips = await card.locator('bdi.chip').allTextContents();
+    const chips = await card.locator('ol.argv bdi.chip').allTextContents();
     assertEqual(chips, ['echo', shared.APPROVE_WORD], 'chips');
     const iso = await card.locator('dd.warning').textContent();
     if (!/none/.test(iso)) throw new Error(`no no-isolation warning: ${iso}`);
@@ -121,10 +118,11 @@ async function playCards(page, check, say) {
     await click(edit, 'Deny');
   });
 
-  await check('"Always allow this exact command"', async () => {
+  await check('"Always allow" with the rule as offered: the exact command line', async () => {
     const card = cardWithChip(shared.ALWAYS_WORD);
     await card.waitFor({ timeout: 60000 });
-    await click(card, 'Always allow this exact command');
+    assertEqual(await card.locator('input.rule-input').inputValue(), `echo ${shared.ALWAYS_WORD}`, 'the rule field, prefilled');
+    await click(card, 'Always allow (rule below)');
   });
 
   await check('"Allow for 15 minutes", then Revoke in the history tab: the same command asks again', async () => {

@@ -11,6 +11,12 @@ function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
 
+/** Equality as JSON, with both sides shown when they differ. */
+function assertEqual(actual, expected, what) {
+  const a = JSON.stringify(actual), b = JSON.stringify(expected);
+  if (a !== b) throw new Error(`${what}:\n  actual   ${a}\n  expected ${b}`);
+}
+
 /** Rejects after `ms` with a message that names `what` (a call that hangs fails the scenario, not the run). */
 async function within(ms, what, p) {
   let timer;
@@ -69,4 +75,4 @@ function recorder({ logName, resultsName, prefix = '' }) {
   return { results, say, scenario, write, finish };
 }
 
-module.exports = { sleep, assert, within, until, recorder };
+module.exports = { sleep, assert, assertEqual, within, until, recorder };

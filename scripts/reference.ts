@@ -3,6 +3,7 @@ import { SETTING_IDS, SETTINGS, scopeText, type CliFlag, type ConfigKey, type En
 import { VSCODE_SETTING_IDS, vscodeDefault } from '../src/core/config/vscodeSettings';
 import { ACTION_TEXT, ACTIONS, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS } from '../src/core/modes';
 import { TOOLS } from '../src/server/tools';
+import { TOOL_ACTIONS } from '../src/core/offers';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
 import type { Policy } from '../src/core/policy';
 
@@ -56,7 +57,7 @@ export function tables(): Record<string, string> {
     'vscode-settings': table(['Setting', 'Meaning', 'Default', 'Workspace rule'], vscode),
     modes: table(['The agent wants to …', ...MODES.map(code)], ACTIONS.map((a) => [ACTION_TEXT[a], ...MODES.map((m) => MODE_TABLE[m][a])])),
     network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
-    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
+    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(TOOL_ACTIONS[t.name])])),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Executor } from '../core/exec/types';
 import type { BackupStore } from '../core/files/backupStore';
 import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
+import { SpillSpace } from '../core/output/spill';
 import type { Policy } from '../core/policy';
 
 /**
@@ -16,6 +17,8 @@ import type { Policy } from '../core/policy';
 export class ServerContext {
   private currentPolicy: Policy;
   readonly memory = new ApprovalMemory();
+  /** Output kept for readOutput, shared (and bounded) over every session; each session has its own ids. */
+  readonly spill = new SpillSpace();
   private readonly policyListeners = new Set<(p: Policy) => void>();
   /** Recomputes the isolation when the policy changes (mode readOnly makes the sandbox's workspace read-only). */
   isolationFor?: (policy: Policy) => IsolationState;

@@ -168,8 +168,9 @@ describe('standalone server over Streamable HTTP', () => {
     expect(s.outcome).toBe('ok');
     expect(s.stdoutTruncated).toBe(true);
     expect(s.stdoutBytes).toBe(50_000_000);
-    expect(s.stdout).toMatch(/^fifty megabytes of output\n[^]*\n\[… 48951424 bytes left out …\]\n[^]*fifty megabytes of output\nfifty megabytes of outpu$/); // 50e6 = 1923076 × 26 + 24
-    // The kept megabyte travels in the JSON response (twice: text and structured); the 50 MB never is held.
+    // The answer shows head and tail within the output budget; the kept megabyte (with the executor's gap of
+    // 48,951,424 bytes) is read with readOutput; the 50 MB is never held. 50e6 = 1923076 × 26 + 24.
+    expect(s.stdout).toMatch(/^fifty megabytes of output\n[^]*\n\[… [\d,]+ bytes not shown; readOutput \{"id":"o\d+","offset":\d+\} reads on …\]\n[^]*fifty megabytes of output\nfifty megabytes of outpu$/);
     console.log(`server RSS growth for a 50 MB output: ${after - before} kB`);
     // The whole 50 MB crosses into the server now (it is drained, not cut): what grows is the stream's short-lived
     // chunks before a GC, not the kept text (test/unit/exec/capture.test.ts shows 500 MB grows no more than 50 MB).

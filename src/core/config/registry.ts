@@ -233,6 +233,15 @@ export const SETTINGS = {
       ],
     },
   },
+  outputBudgetBytes: {
+    target: 'policy', schema: z.number().int().min(1024).max(16 * 1024 * 1024), default: 32 * 1024,
+    summary: "bytes of output one answer carries, as sent (a command's streams together, a file page, a fetched body): the first and last part, the gap marked; readOutput reads the rest in pages",
+    cli: [{ name: '--output-budget', arg: 'BYTES' }], env: [{ name: 'GUARDED_SHELL_OUTPUT_BUDGET', empty: 'unset' }], config: [{ key: 'outputBudget' }],
+    vscode: {
+      key: 'outputBudgetBytes', scope: 'tighten',
+      description: "Bytes of output one tool answer carries, as sent to the model (32 KiB by default; a command's stdout and stderr share it, and it bounds a file page and a fetched body). A longer output shows its first and last part with the gap marked; the agent reads all of it (up to `#guardedShell.outputLimitBytes#` per stream) in pages with `readOutput`.",
+    },
+  },
   concurrency: {
     target: 'policy', schema: z.number().int().min(1).max(64), default: 4, summary: 'commands running at once; more wait in a queue',
     cli: [{ name: '--concurrency', arg: 'N' }], config: [{ key: 'concurrency' }],

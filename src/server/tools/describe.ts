@@ -1,15 +1,8 @@
 import { modeLabel } from '../../core/modes';
-import { unrunnableAllowlistEntries, type UnrunnableEntry } from '../../core/commands/unrunnable';
+import { unrunnableEntries } from '../../core/offers';
 import type { Policy } from '../../core/policy';
 
-const unrunnable = new WeakMap<Policy, readonly UnrunnableEntry[]>();
-
-/** Allowlist entries that can never run (`bash`, a pattern that only matches interpreters), once per policy. */
-export function unrunnableEntries(policy: Policy): readonly UnrunnableEntry[] {
-  let found = unrunnable.get(policy);
-  if (!found) unrunnable.set(policy, (found = unrunnableAllowlistEntries(policy)));
-  return found;
-}
+export { unrunnableEntries };
 
 /** One line for the log at start and on a settings change, when the allowlist holds entries that can never run. */
 export function unrunnableNote(policy: Policy): string | undefined {
@@ -26,14 +19,12 @@ export function commandLimitsText(policy: Policy): string {
   const runnable = (list: readonly string[]) => list.filter((e) => !never.has(e));
   const names = runnable(policy.allowCommands).length ? runnable(policy.allowCommands).join(' ') : '(none)';
   const patterns = runnable(policy.allowPatterns).length ? ` Name patterns: ${runnable(policy.allowPatterns).join(' ')}.` : '';
-  const output =
-    policy.outputLimitAction === 'keep'
-      ? `a longer stream keeps its first and last ${Math.floor(policy.outputLimitBytes / 2)} bytes`
-      : `a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped`;
+  // "keep" (the default) runs on and keeps head and tail: the answer's own marks say so. "kill" stops the command.
+  const output = policy.outputLimitAction === 'kill' ? `; a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped` : '';
   return [
     `Allowed: ${names}.${patterns}`,
-    'No shells, interpreters or risky options (find -exec …).',
-    `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s); ${output}. Mode ${modeLabel(policy.mode)}.`,
+    'No shells, interpreters, or options that run programs or write files.',
+    `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s)${output}. Mode ${modeLabel(policy.mode)}.`,
   ].join(' ');
 }
 

@@ -229,7 +229,7 @@ describe('drop-in for both origin projects', () => {
         expect(del.isError).toBe(true);
         expect(text(del)).toMatch(/Tool deleteFile disabled/);
         expect(fs.existsSync(path.join(dir, 'cmdshellmcp.json'))).toBe(true);
-        expect(s.stderr()).toMatch(/config file \S+cmdshellmcp\.json; transport http; sandbox none/);
+        expect(s.stderr()).toMatch(/config file \S+cmdshellmcp\.json; transport http; no sandbox: every allowed command runs with/);
       } finally {
         await c.close();
         await s.stop();

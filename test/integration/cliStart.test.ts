@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWithout } from '../helpers/needs';
 import { CLI, startServer } from '../helpers/serverProcess';
 
 /** Start-up through the real CLI: one-line failures that name the flag, the token file, unknown tool names. */
@@ -69,6 +70,41 @@ describe('guarded-shell start-up', () => {
     const both = run(['--port', '0', '--token-file', file, '--auth', 'y'.repeat(32)]);
     expect(both.code).toBe(2);
     expect(lastLine(both.err)).toContain('the token file cannot be used together with a fixed token');
+  });
+});
+
+describe('what the start-up prints', () => {
+  it('human lines on stderr only, no audit JSON on stdout unless asked (--audit-stream), and one true line about the sandbox', async () => {
+    const s = await startServer(['--cwd', dir, '--isolation', 'none', '--allow', 'ls']);
+    await s.stop();
+    expect(s.stdout()).toBe('');
+    for (const line of s.stderr().split('\n').filter((l) => l.startsWith('{'))) expect(line).toMatch(/^\{$|^\s/); // the pretty-printed configuration only
+    expect(s.stderr()).toMatch(/transport http; no sandbox: every allowed command runs with this process's OS permissions/);
+    const asked = await startServer(['--cwd', dir, '--isolation', 'none', '--allow', 'ls', '--audit-stream', 'stdout']);
+    await asked.stop();
+    expect(JSON.parse(asked.stdout().split('\n')[0]!)).toMatchObject({ event: 'server', action: 'start' });
+  });
+
+  it('never says "not a sandbox" after naming the sandbox it runs', async (ctx) => {
+    skipWithout(ctx, 'bubblewrap');
+    const s = await startServer(['--cwd', dir, '--isolation', 'required', '--allow', 'ls']);
+    await s.stop();
+    expect(s.stderr()).toMatch(/; sandbox bwrap: every command runs inside it/);
+    expect(s.stderr()).not.toMatch(/not a sandbox|no sandbox/);
+  });
+
+  it('prints the configuration of the client family named (--print-config), a generic one otherwise', async () => {
+    const generic = await startServer(['--cwd', dir, '--quiet', '--isolation', 'none', '--auth', 'tok_0123456789abcdef']);
+    await generic.stop();
+    expect(generic.stderr()).toContain(`npx -y mcp-remote '${generic.url}' --header 'Authorization: Bearer tok_0123456789abcdef'`);
+    expect(generic.stderr()).not.toContain('"servers"');
+    const claude = await startServer(['--cwd', dir, '--quiet', '--isolation', 'none', '--auth', 'tok_0123456789abcdef', '--print-config', 'claude']);
+    await claude.stop();
+    expect(claude.stderr()).toContain(`claude mcp add --transport http guarded-shell '${claude.url}' --header 'Authorization: Bearer tok_0123456789abcdef'`);
+    const vscode = await startServer(['--cwd', dir, '--quiet', '--isolation', 'none', '--auth', 'tok_0123456789abcdef', '--print-config', 'vscode']);
+    await vscode.stop();
+    expect(vscode.stderr()).toContain('"servers": {');
+    expect(run(['--port', '0', '--print-config', 'emacs']).code).toBe(2);
   });
 });
 

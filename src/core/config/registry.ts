@@ -103,6 +103,11 @@ export const SETTINGS = {
     cli: [{ name: '--cwd', arg: 'PATH' }], config: [{ key: 'cwd', map: resolved }],
   },
   host: { target: 'server', schema: nonEmpty, default: '127.0.0.1', summary: 'bind address', cli: [{ name: '--host', arg: 'HOST' }], config: [{ key: 'host' }] },
+  printConfig: {
+    target: 'server', schema: z.enum(['generic', 'vscode', 'claude', 'cursor']), default: 'generic',
+    summary: "which client's configuration the start-up lines print: generic (URL, header, an mcp-remote line), vscode (.vscode/mcp.json), claude (claude mcp add), cursor (.cursor/mcp.json)",
+    cli: [{ name: '--print-config', arg: 'generic|vscode|claude|cursor' }], config: [{ key: 'printConfig' }],
+  },
   port: {
     target: 'server', schema: z.number().int().min(0).max(65535), default: 8003, summary: 'bind port (0 picks a free port)',
     cli: [{ name: '--port', arg: 'PORT' }], config: [{ key: 'port' }],
@@ -138,7 +143,15 @@ export const SETTINGS = {
     target: 'server', schema: nonEmpty, summary: 'keep the bearer token in this file (created with mode 0600 on first start, reused after): a token that survives restarts',
     cli: [{ name: '--token-file', arg: 'FILE' }], env: [{ name: 'GUARDED_SHELL_TOKEN_FILE', empty: 'unset' }], config: [{ key: 'tokenFile', map: resolved }],
   },
-  quiet: { target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr', cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }] },
+  auditStream: {
+    target: 'server', schema: z.enum(['none', 'stdout', 'stderr']), default: 'none',
+    summary: 'also write the audit events (JSON lines) to this stream of the terminal; by default they go only to --auditlog (and to VS Code), so the console shows the human start-up lines alone',
+    cli: [{ name: '--audit-stream', arg: 'none|stdout|stderr' }], config: [{ key: 'auditStream' }],
+  },
+  quiet: {
+    target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr, whatever --audit-stream says (cmdshellmcp\'s key)',
+    cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }],
+  },
   corsOrigins: {
     target: 'server', schema: strings, default: [], summary: 'browser origins allowed by CORS (none by default)',
     cli: [{ name: '--cors-origin', arg: 'ORIGIN', many: true }], config: [{ key: 'corsOrigins' }],

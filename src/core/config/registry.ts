@@ -118,7 +118,7 @@ export const SETTINGS = {
     cli: [
       { name: '--http', value: 'http', help: 'serve Streamable HTTP even when stdin is a pipe' },
       { name: '--sse', value: 'sse', help: 'serve the legacy SSE transport instead of Streamable HTTP' },
-      { name: '--stdio', value: 'stdio', help: 'serve MCP over stdin/stdout (audit goes to stderr)' },
+      { name: '--stdio', value: 'stdio', help: 'serve MCP over stdin/stdout (an audit stream asked for goes to stderr)' },
     ],
     config: [{ key: 'transport' }],
   },

@@ -22,8 +22,18 @@ export const LONG_FILES: readonly string[] = [
   'test/unit/exec/executor.concurrency.zygote.test.ts',
   'test/unit/exec/executor.memory.test.ts',
   'test/integration/sessionCap.test.ts',
-  // Runs vitest itself several times (the skip / strict switch).
+  // Runs vitest itself several times (the skip / strict switch), or ESLint on the layering rules.
   'test/integration/capabilities.test.ts',
+  'test/unit/core/layering.test.ts',
+  // The VS Code server process over its IPC channel: a real server per case (every VS Code setting, a window of
+  // several folders, Undo, the approval channel).
+  'test/integration/vscodeSettings.ipc.test.ts',
+  'test/integration/windowProcess.ipc.test.ts',
+  'test/integration/undo.ipc.test.ts',
+  'test/unit/extension/ipcServer.test.ts',
+  // Start-up cost and packaging: the code cache across restarts, npm pack and a global install.
+  'test/integration/compileCache.test.ts',
+  'test/packaging/tarball.test.ts',
 ];
 
 /** Every file of the quick suite and the long one. */

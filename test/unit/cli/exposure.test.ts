@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exposureWarning, isLoopback } from '../../../src/cli/connectionHelp';
+import { connectionHelp, exposureWarning, isLoopback } from '../../../src/cli/connectionHelp';
 
 /** A bind address other machines can reach is said at start, naming who can reach it (issue 29). */
 describe('the --host exposure warning', () => {
@@ -15,5 +15,17 @@ describe('the --host exposure warning', () => {
     expect(exposureWarning('::', '8003', true)).toMatch(/every network interface/);
     expect(exposureWarning('192.168.1.20', '9000', true)).toMatch(/the network interface with address 192\.168\.1\.20 \(port 9000\)/);
     expect(exposureWarning('10.0.0.1', '1', false)).toMatch(/ANYONE on those networks can run commands in the workspace \(authentication is off\)/);
+  });
+});
+
+describe('the client configuration printed at start', () => {
+  const url = 'http://127.0.0.1:8003/mcp';
+  it('is the family named, or generic, and says how to ask for another', () => {
+    expect(connectionHelp(url, 'tok', '/w')).toContain("npx -y mcp-remote 'http://127.0.0.1:8003/mcp' --header 'Authorization: Bearer tok'");
+    expect(connectionHelp(url, 'tok', '/w')).toContain('(generic; --print-config vscode, claude, cursor for another client)');
+    expect(connectionHelp(url, 'tok', '/w', 'vscode')).toContain('"servers": {');
+    expect(connectionHelp(url, 'tok', '/w', 'cursor')).toContain('"mcpServers": {');
+    expect(connectionHelp(url, 'tok', '/w', 'claude')).toContain(`claude mcp add --transport http guarded-shell '${url}' --header 'Authorization: Bearer tok'`);
+    expect(connectionHelp(url, null, '/w', 'vscode')).not.toContain('Authorization');
   });
 });

@@ -78,6 +78,24 @@ describe('the advice check itself', () => {
   });
 });
 
+describe('the advice a refusal gives is the route the policy offers', () => {
+  const advised = (argv: string[], input: Omit<PolicyInput, 'root'>) => {
+    const v = judgeCommand(argv);
+    if (v.kind !== 'deny') throw new Error(`${argv.join(' ')} was not refused`);
+    return withAdvice(v.reason, v.rule, parsePolicy({ root, ...input } as PolicyInput));
+  };
+  it('sed -i names the edit tool that is offered, or says none is', () => {
+    expect(advised(['sed', '-i', 's/a/b/', 'f'], {})).toMatch(/Use replaceInFile to change the file: it shows a diff first\.$/);
+    expect(advised(['sed', '-i', 's/a/b/', 'f'], { disableTools: ['editFile'] })).toMatch(/Use applyPatch to change the file/);
+    expect(advised(['sed', '-i', 's/a/b/', 'f'], { mode: 'readOnly' })).toMatch(/File changes are not offered here\.$/);
+  });
+  it('sort -o and git --output name a redirect only where one can run', () => {
+    expect(advised(['sort', '-o', 'out', 'f'], {})).toMatch(/add a redirect instead \(in shell_execute: ">", "out\.txt"/);
+    expect(advised(['sort', '-o', 'out', 'f'], { mode: 'readOnly' })).toMatch(/Write to standard output instead\.$/);
+    expect(advised(['git', 'log', '--output=x'], { disableTools: ['shell_execute'] })).toMatch(/Write to standard output instead\.$/);
+  });
+});
+
 describe('every description and the instructions, under each policy', () => {
   it.each(Object.keys(POLICIES))('%s', (name) => {
     const policy = policies().find(([n]) => n === name)![1];

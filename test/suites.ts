@@ -22,6 +22,7 @@ export const LONG_FILES: readonly string[] = [
   'test/unit/exec/executor.concurrency.zygote.test.ts',
   'test/unit/exec/executor.memory.test.ts',
   'test/integration/sessionCap.test.ts',
+  'test/integration/server.processes.test.ts',
   // Runs vitest itself several times (the skip / strict switch), or ESLint on the layering rules.
   'test/integration/capabilities.test.ts',
   'test/unit/core/layering.test.ts',

@@ -1,16 +1,21 @@
 import { defineConfig } from 'vitest/config';
+import { ALL_FILES, LONG_FILES } from './test/suites';
 import { perlAsText } from './test/helpers/perlAsText';
 
+/** `npm test`: every unit, integration, webview and packaging test but the long ones (test/suites.ts: `npm run test:long`). */
 export default defineConfig({
   plugins: [perlAsText],
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts', 'test/packaging/**/*.test.ts'],
+    include: ALL_FILES,
+    exclude: [...LONG_FILES, '**/node_modules/**'],
     // Builds dist/ once and probes bubblewrap, Chromium, gawk, bsdtar and Node 22 once (see test/helpers/needs.ts).
     globalSetup: ['test/helpers/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Kill and memory tests measure real processes: keep files from competing for the 2 cores.
-    fileParallelism: false,
+    // Two files at a time: most of the suite waits on real processes, not on the CPU, and nothing left here
+    // measures time or memory against another file (those are in the long suite, one file at a time).
+    fileParallelism: true,
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });

@@ -4,6 +4,7 @@ import { VSCODE_SETTING_IDS, vscodeDefault } from '../src/core/config/vscodeSett
 import { ACTION_TEXT, ACTIONS, missAnswer, MODE_TABLE, MODES, NETWORK_TABLE, NETWORKS, REACH_TEXT, UNSANDBOXED_REACH, type Network, type Reach } from '../src/core/modes';
 import { DELEGATION_EXAMPLES, DELEGATION_KINDS, DELEGATION_TEXT, delegationRule } from '../src/core/commands/delegation';
 import { TOOLS } from '../src/server/tools';
+import { TOOL_ACTIONS } from '../src/core/offers';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
 import type { Policy } from '../src/core/policy';
 import { hardeningTables } from './hardeningTables';
@@ -68,7 +69,7 @@ export function tables(): Record<string, string> {
     network: table(['`network`', 'the fetch tool reaches', 'commands in a sandbox reach', 'commands without a sandbox reach'], NETWORKS.map((n) => [
       code(n), FETCH_REACH[NETWORK_TABLE[n].fetch], SANDBOXED_REACH[NETWORK_TABLE[n].sandboxedCommands], UNSANDBOXED_TEXT(n),
     ])),
-    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
+    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(TOOL_ACTIONS[t.name])])),
     ...hardeningTables(),
   };
 }

@@ -8,7 +8,7 @@ import { PolicyError } from '../core/policy';
 import { startStandalone } from '../server/standalone';
 import { unrunnableNote } from '../server/tools/describe';
 import { isolationOutcomeOf } from '../core/isolationState';
-import { connectionHelp } from './connectionHelp';
+import { connectionHelp, exposureWarning } from './connectionHelp';
 import { startFailure, StartError } from './startFailure';
 import { launchLayer } from './transport';
 import { FlagError, helpText, parseFlags } from './flags';
@@ -34,12 +34,13 @@ async function main(argv: readonly string[]): Promise<void> {
   const err = process.stderr;
   // Which file and which sandbox: the two things a person debugging "why was this refused" asks first.
   const transport = settings.server.transport === 'stdio' && flags.layer.transport === undefined && fromFile.transport === undefined ? 'stdio (stdin is a pipe: launched by a client; --http for HTTP)' : settings.server.transport;
-  err.write(`guarded-shell: config file ${fromFile.configFile ?? 'none'}; transport ${transport}; sandbox ${server.ctx.isolation.kind}; mode ${settings.policy.mode}\n`);
-  err.write('guarded-shell: every allowed command runs with this process\'s OS permissions; the allowlist and argument rules are defence in depth, not a sandbox (see README, "Security model").\n');
+  err.write(`guarded-shell: config file ${fromFile.configFile ?? 'none'}; transport ${transport}; ${sandboxLine(server.ctx.isolation)}; mode ${settings.policy.mode}\n`);
   if (settings.server.transport !== 'stdio') {
     if (server.token === null) err.write('guarded-shell: WARNING: authentication is OFF (--noauth). Anyone who can reach this port can run commands.\n');
-    // Connection details go to stderr too: stdout carries the audit stream (JSON lines) unless --quiet.
-    err.write(connectionHelp(server.url!, server.token ?? null, settings.policy.root) + '\n');
+    // Connection details go to stderr, with every other line for people (stdout carries only an audit stream asked for).
+    err.write(connectionHelp(server.url!, server.token ?? null, settings.policy.root, settings.server.printConfig) + '\n');
+    const exposed = exposureWarning(settings.server.host, new URL(server.url!).port, server.token !== null);
+    if (exposed) err.write(exposed + '\n');
   }
   // The sandbox probe runs in the background (calls wait for it): its warning follows as soon as it answers.
   void server.ctx.ready.then(() => {
@@ -63,6 +64,14 @@ async function main(argv: readonly string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGHUP', () => stop('SIGHUP'));
   if (settings.server.transport === 'stdio') process.stdin.on('end', () => stop('stdin closed'));
+}
+
+/** What commands run inside, said once and truly: a sandbox that confines them, or none (then what that means). */
+function sandboxLine(isolation: { readonly kind: string; readonly denial?: string }): string {
+  if (isolation.denial) return `no sandbox, so every command is refused: ${isolation.denial}`;
+  return isolation.kind === 'none'
+    ? 'no sandbox: every allowed command runs with this process\'s OS permissions (the allowlist and argument rules are defence in depth; see README, "Security model")'
+    : `sandbox ${isolation.kind}: every command runs inside it (see docs/isolation.md)`;
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

@@ -19,3 +19,10 @@ export const MAX_SANDBOX_SCAN_ENTRIES = 50_000;
 
 /** Read-only mounts added for nested `.git` / protected-glob paths (each is one bwrap argument triple). */
 export const MAX_SANDBOX_EXTRA_MOUNTS = 512;
+
+/**
+ * Output kept for readOutput (src/core/output/spill.ts), over all sessions of one server: past either bound the
+ * oldest kept output is dropped. 256 MiB is 128 commands that filled both streams to the default 1 MiB limit.
+ */
+export const MAX_KEPT_OUTPUT_BYTES = 256 * 1024 * 1024;
+export const MAX_KEPT_OUTPUTS = 256;

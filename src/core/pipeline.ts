@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { gate, recordDecision, type Approver, type ApprovalRequest, type CallingClient, type GateOutcome } from './approval';
 import type { AuditLog, ResultType } from './audit';
-import { isToolError, type ErrorCode } from './errors';
+import { adviceFor, withAdvice } from './advice';
+import { isToolError, ToolError, type ErrorCode } from './errors';
 import { modeLabel, modeVerdict, type Action } from './modes';
 import type { Policy } from './policy';
 import { allow, strictest, type Verdict } from './verdict';
@@ -64,7 +65,7 @@ export interface Planned<R> {
 }
 
 export interface Guarded<R extends GuardedResult> {
-  readonly event: 'shell_execution_audit' | 'file_audit' | 'fetch_audit';
+  readonly event: 'shell_execution_audit' | 'file_audit' | 'fetch_audit' | 'output_audit';
   plan(policy: Policy): Planned<R> | Promise<Planned<R>>;
   /** The result of a request that did not run: refused by a rule, the mode or a person; `extra` keeps e.g. the diff. */
   refused(denial: Denial, waitedMs: number): R;
@@ -94,7 +95,9 @@ export async function runGuarded<R extends GuardedResult>(deps: GuardedDeps, cal
     return r;
   };
   const failed = (e: unknown, extra: Record<string, unknown> = {}) => {
-    const r = g.failed(e);
+    // A rule's refusal thrown as an error gets the same policy-true advice as a verdict's (advice.ts).
+    const advised = isToolError(e) && adviceFor(e.rule, policy) ? new ToolError(e.code, withAdvice(e.message, e.rule, policy), e.rule) : e;
+    const r = g.failed(advised);
     return audit(r, resultType(r), extra);
   };
 
@@ -106,7 +109,7 @@ export async function runGuarded<R extends GuardedResult>(deps: GuardedDeps, cal
   }
   subject = planned.subject;
   const verdict = decidePlanned(policy, planned);
-  if (verdict.kind === 'deny') return audit(g.refused({ code: verdict.code, message: verdict.reason, rule: verdict.rule }, 0), 'rejected', { rule: verdict.rule });
+  if (verdict.kind === 'deny') return audit(g.refused({ code: verdict.code, message: withAdvice(verdict.reason, verdict.rule, policy), rule: verdict.rule }, 0), 'rejected', { rule: verdict.rule });
 
   let skipApproval = false;
   try {

@@ -5,7 +5,7 @@
  */
 export const TOOL_NAMES = [
   'shell_execute', 'shell_readonly', 'cmdshell', 'readFile', 'listFiles', 'writeFile', 'copyFile', 'moveRenameFile',
-  'deleteFile', 'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch',
+  'deleteFile', 'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch', 'readOutput',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

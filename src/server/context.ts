@@ -8,6 +8,7 @@ import type { BackupStore } from '../core/files/backupStore';
 import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
 import { Egress } from '../core/network/egress';
+import { SpillSpace } from '../core/output/spill';
 import type { Policy } from '../core/policy';
 
 /** Saved command rules the server keeps itself (standalone): listed, added and removed by a person. */
@@ -29,6 +30,8 @@ export class ServerContext {
   readonly hostMemory = new ApprovalMemory();
   /** The egress proxies of sandboxed commands (one per call) and their socket folder. */
   egress = new Egress();
+  /** Output kept for readOutput, shared (and bounded) over every session; each session has its own ids. */
+  readonly spill = new SpillSpace();
   private readonly policyListeners = new Set<(p: Policy) => void>();
   /** Recomputes the isolation when the policy changes (mode readOnly makes the sandbox's workspace read-only). */
   isolationFor?: (policy: Policy) => IsolationState;

@@ -57,8 +57,9 @@ export async function startStandalone(
 ): Promise<StandaloneServer> {
   const { policy, server: options } = settings;
   const audit = new AuditLog();
-  // Under --stdio, stdout carries MCP frames: the audit goes to stderr there.
-  if (!options.quiet) audit.add(streamSink(options.transport === 'stdio' ? streams.err : streams.out));
+  // The console is for people: the audit stream (JSON lines) goes there only when asked (--audit-stream). Under
+  // --stdio, stdout carries MCP frames, so a stream asked for stdout goes to stderr there.
+  if (!options.quiet && options.auditStream !== 'none') audit.add(streamSink(options.auditStream === 'stderr' || options.transport === 'stdio' ? streams.err : streams.out));
   if (options.auditLog) audit.add(fileSink(options.auditLog));
   for (const sink of hooks.auditSinks ?? []) audit.add(sink);
   const executor = createExecutor({ concurrency: policy.concurrency });

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -32,15 +34,38 @@ export interface StartOptions {
    * refuses in NODE_OPTIONS).
    */
   readonly nodeFlags?: readonly string[];
-  /** Run the server as this user and group (the test runs as root): the unprivileged paths. */
+  /** Run the server as this user and group (the test runs as root): the unprivileged paths. It runs readableCopy(). */
   readonly user?: { readonly uid: number; readonly gid: number };
   /** The server process's working directory (where it looks for guarded-shell.json); default: the test's. */
   readonly cwd?: string;
 }
 
+let readable: { readonly cli: string; readonly fixtureBin: string } | undefined;
+
+/**
+ * dist/ and the fixture programs where another user can read them. A checkout under a folder only its owner can
+ * enter (root cloning into its 0700 home) cannot be read by the `nobody` an unprivileged-server test runs as, so
+ * those tests start this copy (made once per test file, in the system's temporary folder, removed at exit).
+ */
+export function readableCopy(): { readonly cli: string; readonly fixtureBin: string } {
+  if (readable) return readable;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-readable-'));
+  fs.chmodSync(dir, 0o755);
+  fs.cpSync(path.join(REPO, 'dist'), path.join(dir, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+  fs.cpSync(FIXTURE_BIN, path.join(dir, 'bin'), { recursive: true });
+  for (const sub of ['dist', 'bin']) {
+    fs.chmodSync(path.join(dir, sub), 0o755);
+    for (const f of fs.readdirSync(path.join(dir, sub))) fs.chmodSync(path.join(dir, sub, f), sub === 'bin' ? 0o755 : 0o644);
+  }
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return (readable = { cli: path.join(dir, 'dist', 'cli.js'), fixtureBin: path.join(dir, 'bin') });
+}
+
 /** Starts the real CLI (dist/cli.js) on a free port and waits until it prints its endpoint. */
 export async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<RunningServer> {
-  const proc = spawn(process.execPath, [...(options.nodeFlags ?? []), CLI, '--port', '0', ...args], {
+  // Another user runs a copy it can read (the checkout's folders may be closed to it).
+  const cli = options.user ? readableCopy().cli : CLI;
+  const proc = spawn(process.execPath, [...(options.nodeFlags ?? []), cli, '--port', '0', ...args], {
     env: { ...serverEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.user && { uid: options.user.uid, gid: options.user.gid }),

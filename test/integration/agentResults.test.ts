@@ -47,10 +47,16 @@ describe('results over HTTP', () => {
     expect(sc.stdoutTruncated).toBe(true);
     expect(sc.stdout.startsWith('1\n2\n3\n')).toBe(true);
     expect(sc.stdout.endsWith('6499999\n6500000\n')).toBe(true);
-    const gap = /\n\[… (\d+) bytes left out …\]\n/.exec(sc.stdout);
-    expect(Number(gap![1])).toBe(50_888_896 - 1024 * 1024);
-    expect(text(r)).toContain('6500000');
-    expect(() => z.object(commandOutputShape).parse(sc)).not.toThrow();
+    // Head and tail within the output budget (32 KiB); the executor's own gap (50 MB − 1 MiB) is in what readOutput reads.
+    expect(Buffer.byteLength(JSON.stringify(sc.stdout))).toBeLessThanOrEqual(32 * 1024 + 2);
+    expect(sc.stdout).toMatch(new RegExp(`\\[… [\\d,]+ bytes not shown; readOutput \\{"id":"${sc.stdoutId}","offset":\\d+\\} reads on …\\]`));
+    const page = await c.callTool({ name: 'readOutput', arguments: { id: sc.stdoutId, offset: 512 * 1024 - 100, length: 200 } });
+    expect(text(page)).toContain(`[… ${50_888_896 - 1024 * 1024} bytes left out …]`);
+    // The text names where the bytes are instead of carrying them again.
+    expect(text(r)).toContain(`readOutput {"id":"${sc.stdoutId}"}`);
+    expect(text(r)).toContain('50888896 bytes written');
+    expect(text(r)).not.toContain('6500000');
+    expect(() => z.object(commandOutputShape).strict().parse(sc)).not.toThrow();
   });
 
   it('an explicit null equals an omitted optional argument (cmdshell, editFile, applyPatch, readFile)', async () => {
@@ -76,7 +82,7 @@ describe('results over HTTP', () => {
     const list = await c.listTools();
     const json = JSON.stringify(list);
     console.log(`tools/list: ${json.length} bytes for ${list.tools.length} tools`);
-    expect(list.tools.length).toBe(15);
+    expect(list.tools.length).toBe(16);
     expect(json.length).toBeLessThanOrEqual(10 * 1024);
     expect(json).not.toMatch(/"type":\[/);
     for (const t of list.tools) expect(t.outputSchema).toBeUndefined();
@@ -140,7 +146,7 @@ describe('results over HTTP', () => {
 });
 
 describe('the sandbox warning is said once per session', () => {
-  it('goes into the instructions and the first command result, and stays in structuredContent, never in later texts', async () => {
+  it('goes into the instructions and the first command result, never into later results (text or structuredContent)', async () => {
     // --isolation auto on a machine whose sandbox cannot run (or a root server) has a warning; force "no sandbox
     // available" by an empty PATH for the probe is not portable, so read whatever this machine says.
     const { client, transport } = await stdioClient(['--cwd', root, '--quiet', '--mode', 'auto', '--isolation', 'auto', '--allow', 'echo']);
@@ -150,8 +156,9 @@ describe('the sandbox warning is said once per session', () => {
       if (warning === undefined) return void console.log('no isolation warning on this machine: nothing to say once');
       expect(client.getInstructions()).toContain(warning);
       expect(text(first)).toContain(`Warning: ${warning}`);
+      expect(structured(first).warning).toBe(warning);
       const second = await client.callTool({ name: 'shell_execute', arguments: { command: ['echo', 'b'] } });
-      expect(structured(second).warning).toBe(warning);
+      expect(structured(second).warning).toBeUndefined();
       expect(text(second)).toBe('b\n');
     } finally {
       await client.close();
@@ -217,12 +224,12 @@ describe('drop-in for both origin projects', () => {
       const c = await httpClient(s.url);
       try {
         const names = (await c.listTools()).tools.map((t) => t.name).sort();
-        expect(names).toEqual(['cmdshell', 'fetch', 'listFiles', 'readFile', 'shell_execute', 'shell_readonly']);
+        expect(names).toEqual(['cmdshell', 'fetch', 'listFiles', 'readFile', 'readOutput', 'shell_execute', 'shell_readonly']);
         const del = await c.callTool({ name: 'deleteFile', arguments: { file: 'cmdshellmcp.json' } });
         expect(del.isError).toBe(true);
         expect(text(del)).toMatch(/Tool deleteFile disabled/);
         expect(fs.existsSync(path.join(dir, 'cmdshellmcp.json'))).toBe(true);
-        expect(s.stderr()).toMatch(/config file \S+cmdshellmcp\.json; transport http; sandbox none/);
+        expect(s.stderr()).toMatch(/config file \S+cmdshellmcp\.json; transport http; no sandbox: every allowed command runs with/);
       } finally {
         await c.close();
         await s.stop();

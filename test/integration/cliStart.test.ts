@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWithout } from '../helpers/needs';
 import { CLI, serverEnv, startServer } from '../helpers/serverProcess';
 
 /** Start-up through the real CLI: one-line failures that name the flag, the token file, unknown tool names. */
@@ -69,6 +70,33 @@ describe('guarded-shell start-up', () => {
     const both = run(['--port', '0', '--token-file', file, '--auth', 'y'.repeat(32)]);
     expect(both.code).toBe(2);
     expect(lastLine(both.err)).toContain('the token file cannot be used together with a fixed token');
+  });
+});
+
+describe('what the start-up prints', () => {
+  it('human lines on stderr only (a generic client configuration), no audit JSON on stdout, one true line about the sandbox', async () => {
+    const s = await startServer(['--cwd', dir, '--isolation', 'none', '--allow', 'ls', '--auth', 'tok_0123456789abcdef']);
+    await s.stop();
+    expect(s.stdout()).toBe('');
+    expect(s.stderr()).toMatch(/transport http; no sandbox: every allowed command runs with this process's OS permissions/);
+    expect(s.stderr()).toContain(`npx -y mcp-remote '${s.url}' --header 'Authorization: Bearer tok_0123456789abcdef'`);
+    expect(s.stderr()).not.toContain('"servers"');
+  });
+
+  it('the audit stream and the client family when asked (--audit-stream stdout, --print-config claude)', async () => {
+    const s = await startServer(['--cwd', dir, '--isolation', 'none', '--allow', 'ls', '--auth', 'tok_0123456789abcdef', '--audit-stream', 'stdout', '--print-config', 'claude']);
+    await s.stop();
+    expect(JSON.parse(s.stdout().split('\n')[0]!)).toMatchObject({ event: 'server', action: 'start' });
+    expect(s.stderr()).toContain(`claude mcp add --transport http guarded-shell '${s.url}' --header 'Authorization: Bearer tok_0123456789abcdef'`);
+    expect(run(['--port', '0', '--print-config', 'emacs']).code).toBe(2);
+  });
+
+  it('never says "not a sandbox" after naming the sandbox it runs', async (ctx) => {
+    skipWithout(ctx, 'bubblewrap');
+    const s = await startServer(['--cwd', dir, '--isolation', 'required', '--allow', 'ls']);
+    await s.stop();
+    expect(s.stderr()).toMatch(/; sandbox bwrap: every command runs inside it/);
+    expect(s.stderr()).not.toMatch(/not a sandbox|no sandbox/);
   });
 });
 

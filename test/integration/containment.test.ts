@@ -5,7 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeContainment } from '../../src/core/isolation/contain';
 import { killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
-import { FIXTURE_BIN, httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
+import { FIXTURE_BIN, httpClient, readableCopy, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { describeWith } from '../helpers/needs';
 
 // Issue 12, "processes that outlive their call": WITHOUT a sandbox (--isolation none), a grandchild that calls
@@ -92,11 +92,13 @@ describeWith('zygote')('process containment of an unprivileged server (user name
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-contain-nobody-'));
     try {
       fs.chmodSync(home, 0o777);
-      const victim = await startServer(['--cwd', home, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', ESCAPE, '--allow', 'touch'], { HOME: home }, unprivileged ? { user: unprivileged } : {});
+      // The fixture from a copy that user can read: the checkout itself may sit under a folder closed to it.
+      const escape = unprivileged ? path.join(readableCopy().fixtureBin, 'escape-all') : ESCAPE;
+      const victim = await startServer(['--cwd', home, '--auth', TOKEN, '--quiet', '--isolation', 'none', '--mode', 'auto', '--allow', escape, '--allow', 'touch'], { HOME: home }, unprivileged ? { user: unprivileged } : {});
       const c = await httpClient(victim.url);
       expect(structured(await run(c, ['touch', 'made'])).outcome).toBe('ok');
       expect(fs.statSync(path.join(home, 'made')).uid).toBe(unprivileged?.uid ?? process.getuid?.());
-      expect(await survivorsOfServerKill(victim, c, ESCAPE)).toEqual([]);
+      expect(await survivorsOfServerKill(victim, c, escape)).toEqual([]);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }

@@ -20,6 +20,7 @@ import { Egress } from '../../src/core/network/egress';
 import { parsePolicy, type PolicyInput } from '../../src/core/policy';
 import { isolationFor } from '../../src/server/isolation';
 import { toToolResult } from '../../src/server/tools/commandResult';
+import { placeParts } from '../../src/core/output/place';
 import { describeWith } from '../helpers/needs';
 
 /**
@@ -210,7 +211,7 @@ describeWith('bubblewrap', 'http-clients')('network: domains, real clients in th
     expect(reached.bytesSent).toBeGreaterThan(0);
     expect(reached.bytesReceived).toBeGreaterThan(0);
     // The tool's text lists every host too, refused ones first; the audit event carries them (no bodies).
-    const text = (toToolResult(r).content[0] as { text: string }).text;
+    const text = (toToolResult(r, {}, (parts) => placeParts(parts, 1 << 20, () => undefined)).content[0] as { text: string }).text;
     expect(text).toMatch(/\[network\] other\.test:\d+ \(GET\) refused: other\.test is not on the allowed domains/);
     expect(text).toMatch(/\[network\] allowed\.test:\d+ \(GET\/CONNECT ×2, \d+ B out, \d+ B in\)/);
     const event = s.audit.find((e) => e.event === 'shell_execution_audit')!;
@@ -284,7 +285,7 @@ describeWith('bubblewrap', 'http-clients')('network: domains, real clients in th
     expect(r.exitCode).toBe(56); // curl: the CONNECT was answered 403
     expect(allowed.connections).toBe(0);
     expect(r.network!.attempts).toEqual([expect.objectContaining({ host: 'allowed.test', allowed: false, rule: 'network.fetch' })]);
-    const text = (toToolResult(r).content[0] as { text: string }).text;
+    const text = (toToolResult(r, {}, (parts) => placeParts(parts, 1 << 20, () => undefined)).content[0] as { text: string }).text;
     expect(text.split('\n').filter((l) => /use network: domains \(guardedShell\.network, --network domains\)/.test(l))).toHaveLength(1);
   });
 

@@ -38,7 +38,7 @@ function sdkReference(policy: Policy): { server: McpServer; dispose: () => void 
       async () => ({ content: [] }),
     );
     t.execution = undefined;
-    if (notOffered(def, policy)) t.disable();
+    if (notOffered(def.name, policy)) t.disable();
   }
   return { server, dispose: () => {} };
 }

@@ -208,6 +208,17 @@ const EFFECTS: Record<string, Effect> = {
       expect(r.stdout).toBe('1\n2\n3\n4\n5\n');
     },
   },
+  outputBudgetBytes: {
+    settings: { outputBudgetBytes: { globalValue: 1024 } },
+    check: async (h) => {
+      // 48,894 bytes of output: the answer shows its head and tail within 1 KiB and names where the rest is.
+      const r = sc(await run(h, ['seq', '1', '10000']));
+      expect(r.outcome).toBe('ok');
+      expect(r.stdoutTruncated).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify(r.stdout))).toBeLessThanOrEqual(1024 + 2);
+      expect(r.stdout).toMatch(/^1\n2\n[\s\S]*\[… [\d,]+ bytes not shown; readOutput \{"id":"o\d+","offset":\d+\} reads on …\]\n[\s\S]*10000\n$/);
+    },
+  },
   approvalTimeout: {
     settings: { mode: { globalValue: 'confirm' }, approvalTimeout: { globalValue: 1 } },
     check: async (h) => {

@@ -24,11 +24,12 @@ describe('README', () => {
     expect(fs.statSync(path.join(REPO, 'README.md')).size).toBeLessThanOrEqual(12 * 1024);
   });
 
-  it('starts with the command that runs the product and the one that runs the tests', () => {
+  it('starts with the command that runs the product, the one that runs the tests, and how to run one test file', () => {
     const first = /```sh\n([\s\S]*?)```/.exec(read('README.md'))!;
     expect(read('README.md').slice(0, first.index)).toMatch(/^# Guarded Shell\s*$/);
     const lines = first[1]!.trim().split('\n').map((l) => l.replace(/#.*$/, '').trim());
-    expect(lines).toEqual(['npm ci && npm start', 'npm test']);
+    expect(lines).toEqual(['npm ci && npm start', 'npm test', 'npx vitest run test/unit/core/output.test.ts']);
+    expect(fs.existsSync(path.join(REPO, 'test/unit/core/output.test.ts'))).toBe(true);
   });
 
   it('names the Node that runs the product and the Node that packaging needs', () => {

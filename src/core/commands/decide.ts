@@ -38,7 +38,7 @@ export interface CommandRequest {
    * Only commands known to be read-only may run (shell_readonly): a stage that is not, or an output redirect, is
    * refused — never asked — with a message naming the tool to use instead.
    */
-  readonly readOnlyOnly?: { readonly tool: string; readonly instead: string };
+  readonly readOnlyOnly?: { readonly tool: string; readonly instead?: string };
 }
 
 export interface CommandDecision {
@@ -279,7 +279,7 @@ function planCommand(request: CommandRequest, policy: Policy, context: DecideCon
  * program-running option in any spelling, a program not found) or an output redirect is refused.
  */
 function refuseUnlessReadOnly(plan: CommandPlan, only: NonNullable<CommandRequest['readOnlyOnly']>): Verdict | undefined {
-  const instead = ` Use ${only.instead} for it (it may ask for approval).`;
+  const instead = only.instead ? ` Use ${only.instead} for it (it may ask for approval).` : '';
   if (plan.stdoutFile) {
     return deny('NOT_READ_ONLY', 'tool.read-only-only.redirect', `${only.tool} runs only commands known to be read-only, and an output redirect (">" ${plan.stdoutFile.target.relative}) writes a file.${instead}`);
   }

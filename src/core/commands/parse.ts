@@ -1,4 +1,5 @@
 import { ToolError } from '../errors';
+import { familyOf } from './rules/families';
 
 /**
  * Splits a request's argv into pipeline stages and redirects. Operators are DISCRETE elements only: `|`, `<`, `>`,
@@ -25,6 +26,9 @@ export const LIST_OPERATORS: Readonly<Record<string, string>> = {
   '&': 'runs a command in the background',
 };
 
+/** find's primaries that take a command ending in ";" (or "+"). */
+const FIND_COMMANDS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
 /** Surrounding white space of the program name is not part of it (mcp-shell-server strips it too). */
 function stripProgram(stage: string[]): string[] {
   if (stage.length > 0) stage[0] = stage[0]!.trim();
@@ -41,9 +45,18 @@ export function parseCommand(argv: readonly string[], options: { literal?: boole
   const stages: string[][] = [[]];
   let stdinFile: string | undefined;
   let stdoutFile: { path: string; append: boolean } | undefined;
+  // find's -exec/-execdir/-ok/-okdir run to a ";" of their own: inside one, ";" is find's terminator, handed to
+  // find as data (its rule judges -exec), not the shell's list operator.
+  let findCommand = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const current = stages[stages.length - 1]!;
+    if (a === ';' && findCommand) {
+      findCommand = false;
+      current.push(a);
+      continue;
+    }
+    if (current.length > 0 && FIND_COMMANDS.has(a) && familyOf(current[0]!.trim()) === 'find') findCommand = true;
     if (Object.prototype.hasOwnProperty.call(LIST_OPERATORS, a)) {
       throw new ToolError('BAD_REQUEST', `Element ${i} is the shell operator "${a}", which ${LIST_OPERATORS[a]}; there is no shell here, so it cannot work. Send two calls instead (or use "|" for a pipeline).`, 'request.shell-operator');
     }
@@ -51,6 +64,7 @@ export function parseCommand(argv: readonly string[], options: { literal?: boole
       if (current.length === 0) throw new ToolError('BAD_REQUEST', `Empty pipeline stage before the "|" at element ${i}.`, 'request.pipeline');
       if (stdoutFile) throw new ToolError('BAD_REQUEST', 'An output redirect must come after the last stage of the pipeline.', 'request.redirect');
       stages.push([]);
+      findCommand = false;
       continue;
     }
     if (a === '<' || a === '>' || a === '>>') {

@@ -107,6 +107,11 @@ export const SETTINGS = {
     cli: [{ name: '--cwd', arg: 'PATH' }], config: [{ key: 'cwd', map: resolved }],
   },
   host: { target: 'server', schema: nonEmpty, default: '127.0.0.1', summary: 'bind address', cli: [{ name: '--host', arg: 'HOST' }], config: [{ key: 'host' }] },
+  printConfig: {
+    target: 'server', schema: z.enum(['generic', 'vscode', 'claude', 'cursor']), default: 'generic',
+    summary: "which client's configuration the start-up lines print: generic (URL, header, an mcp-remote line), vscode (.vscode/mcp.json), claude (claude mcp add), cursor (.cursor/mcp.json)",
+    cli: [{ name: '--print-config', arg: 'generic|vscode|claude|cursor' }], config: [{ key: 'printConfig' }],
+  },
   port: {
     target: 'server', schema: z.number().int().min(0).max(65535), default: 8003, summary: 'bind port (0 picks a free port)',
     cli: [{ name: '--port', arg: 'PORT' }], config: [{ key: 'port' }],
@@ -117,7 +122,7 @@ export const SETTINGS = {
     cli: [
       { name: '--http', value: 'http', help: 'serve Streamable HTTP even when stdin is a pipe' },
       { name: '--sse', value: 'sse', help: 'serve the legacy SSE transport instead of Streamable HTTP' },
-      { name: '--stdio', value: 'stdio', help: 'serve MCP over stdin/stdout (audit goes to stderr)' },
+      { name: '--stdio', value: 'stdio', help: 'serve MCP over stdin/stdout (an audit stream asked for goes to stderr)' },
     ],
     config: [{ key: 'transport' }],
   },
@@ -142,7 +147,15 @@ export const SETTINGS = {
     target: 'server', schema: nonEmpty, summary: 'keep the bearer token in this file (created with mode 0600 on first start, reused after): a token that survives restarts',
     cli: [{ name: '--token-file', arg: 'FILE' }], env: [{ name: 'GUARDED_SHELL_TOKEN_FILE', empty: 'unset' }], config: [{ key: 'tokenFile', map: resolved }],
   },
-  quiet: { target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr', cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }] },
+  auditStream: {
+    target: 'server', schema: z.enum(['none', 'stdout', 'stderr']), default: 'none',
+    summary: 'also write the audit events (JSON lines) to this stream of the terminal; by default they go only to --auditlog (and to VS Code), so the console shows the human start-up lines alone',
+    cli: [{ name: '--audit-stream', arg: 'none|stdout|stderr' }], config: [{ key: 'auditStream' }],
+  },
+  quiet: {
+    target: 'server', schema: z.boolean(), default: false, summary: 'no audit events on stdout/stderr, whatever --audit-stream says (cmdshellmcp\'s key)',
+    cli: [{ name: '--quiet', value: true }], config: [{ key: 'quiet' }],
+  },
   corsOrigins: {
     target: 'server', schema: strings, default: [], summary: 'browser origins allowed by CORS (none by default)',
     cli: [{ name: '--cors-origin', arg: 'ORIGIN', many: true }], config: [{ key: 'corsOrigins' }],
@@ -282,6 +295,15 @@ export const SETTINGS = {
         'The command runs to its end (or its timeout); the result keeps the first and the last half of the limit and says how many bytes were left out in the middle.',
         'The command is stopped at the limit; the result keeps the first bytes.',
       ],
+    },
+  },
+  outputBudgetBytes: {
+    target: 'policy', schema: z.number().int().min(1024).max(16 * 1024 * 1024), default: 32 * 1024,
+    summary: "bytes of output one answer carries, as sent (a command's streams together, a file page, a fetched body): the first and last part, the gap marked; readOutput reads the rest in pages",
+    cli: [{ name: '--output-budget', arg: 'BYTES' }], env: [{ name: 'GUARDED_SHELL_OUTPUT_BUDGET', empty: 'unset' }], config: [{ key: 'outputBudget' }],
+    vscode: {
+      key: 'outputBudgetBytes', scope: 'tighten',
+      description: "Bytes of output one tool answer carries, as sent to the model (32 KiB by default; a command's stdout and stderr share it, and it bounds a file page and a fetched body). A longer output shows its first and last part with the gap marked; the agent reads all of it (up to `#guardedShell.outputLimitBytes#` per stream) in pages with `readOutput`.",
     },
   },
   concurrency: {

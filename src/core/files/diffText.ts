@@ -84,7 +84,7 @@ export function diffForAgent(diff: string, maxChars = 8000): { text: string; cut
   const shownLines = kept.split('\n').length - 1;
   const totalLines = diff.split('\n').length - 1;
   return {
-    text: `${kept}[… diff cut for the answer: ${totalLines - shownLines} more lines; the whole change is +${added} −${removed} lines in ${hunks} hunk${hunks === 1 ? '' : 's'}. The approval request showed all of it; readFile shows the result.]\n`,
+    text: `${kept}[… diff cut for the answer: ${totalLines - shownLines} more lines; the whole change is +${added} −${removed} lines in ${hunks} hunk${hunks === 1 ? '' : 's'}. The approval request showed all of it.]\n`,
     cut: true,
   };
 }

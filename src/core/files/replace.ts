@@ -8,7 +8,7 @@ import { detectLineEnding, withLineEnding } from './text';
  * and the result keep the file's endings.
  */
 export function replaceExact(original: string, oldText: string, newText: string, expectedReplacements = 1): string {
-  if (oldText.length === 0) throw new ToolError('BAD_REQUEST', 'oldText is empty; give the exact text to replace (use writeFile to write a whole file).', 'replace.empty');
+  if (oldText.length === 0) throw new ToolError('BAD_REQUEST', 'oldText is empty; give the exact text to replace.', 'replace.empty');
   if (!Number.isInteger(expectedReplacements) || expectedReplacements < 1) {
     throw new ToolError('BAD_REQUEST', `expectedReplacements must be a whole number ≥ 1, got ${expectedReplacements}.`, 'replace.count');
   }

@@ -22,9 +22,13 @@ export interface FileResult {
   /** Paths involved, relative to the root (source first for copy/move). */
   readonly files: readonly string[];
   readonly bytes?: number;
-  /** readFile */
+  /** readFile: the page, the file's lines and size, where the page starts and where to continue. */
   readonly content?: string;
   readonly totalLines?: number;
+  readonly size?: number;
+  readonly byteOffset?: number;
+  readonly nextOffset?: number;
+  readonly nextByteOffset?: number;
   /** listFiles */
   readonly entries?: readonly string[];
   readonly truncated?: boolean;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { disabledTools } from '../../core/toolNames';
+import { exampleCall, offers } from '../../core/offers';
 import { runCommand } from '../../core/commands/run';
 import { anyCommandHints } from './annotations';
 import { callContext } from './callContext';
@@ -11,21 +11,22 @@ import { commandLimitsText } from './describe';
 export default defineTool({
   name: 'cmdshell',
   title: 'Run a command (cmdshellmcp form)',
-  description: (policy) =>
-    [
-      'Run an allowlisted command with its arguments, e.g. command "grep", args ["-R", "needle", "."]. No shell: no globs, pipes or redirects.',
-      disabledTools(policy.disableTools).has('shell_execute') ? commandLimitsText(policy) : 'Allowlist and limits as shell_execute.',
-    ].join(' '),
+  description: (policy) => {
+    const example = exampleCall(policy);
+    return [
+      `Run an allowlisted command with its arguments${example ? `, e.g. command "${example[0]}", args ${JSON.stringify(example.slice(1))}` : ''}. No shell: no globs, pipes or redirects.`,
+      offers(policy, 'shell_execute') ? 'Allowlist and limits as shell_execute.' : commandLimitsText(policy),
+    ].join(' ');
+  },
   inputSchema: {
     command: z.string().min(1).describe('Command name.'),
     args: z.array(z.string()).default([]).describe('One element per argument.'),
   },
   outputSchema: commandOutputShape,
   annotations: anyCommandHints,
-  actions: ['readOnlyCommand'],
   // Piping is not supported by design in cmdshellmcp: every argument is data, even a lone "|" or ">".
   run: async (args, env, extra) => {
     const r = await runCommand({ command: [args.command, ...args.args], literal: true }, env.commands, callContext('cmdshell', extra));
-    return toToolResult(r, { commandName: args.command, ...sessionNotes(env, r) });
+    return toToolResult(r, { commandName: args.command, ...sessionNotes(env, r) }, env.place);
   },
 });

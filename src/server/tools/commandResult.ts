@@ -3,28 +3,41 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { constants } from 'node:os';
 import type { CommandResult } from '../../core/commands/run';
 import { attemptLine } from '../../core/network/record';
+import { referenceLine, type PartIn, type PartOut } from '../../core/output/place';
 import type { Policy } from '../../core/policy';
 import type { ToolEnv } from './define';
+
+/** Places an answer's parts within the session's output budget (ToolEnv.place). */
+export type Place = (parts: readonly PartIn[]) => PartOut[];
 
 /** The structured result of every command tool (zod, so the SDK validates what we send and clients see a schema). */
 export const commandOutputShape = {
   outcome: z.enum(['ok', 'failed', 'denied', 'timeout', 'canceled', 'output_limit', 'error']),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
+  /** What the answer shows of each stream: all of it, or its head and tail within the output budget (the gap marked). */
   stdout: z.string(),
   stderr: z.string(),
+  /** The shown stream is not all the command wrote (cut by the output limit, or by the answer's budget). */
   stdoutTruncated: z.boolean(),
   stderrTruncated: z.boolean(),
+  /** Bytes the command wrote to each stream. */
   stdoutBytes: z.number().int(),
   stderrBytes: z.number().int(),
+  /** readOutput's id for the whole kept stream, when this answer's text does not repeat it. */
+  stdoutId: z.string().optional(),
+  stderrId: z.string().optional(),
   durationMs: z.number(),
   queueMs: z.number(),
   approvalMs: z.number(),
   isolation: z.string(),
   approvedBy: z.string().optional(),
+  /** The session's sandbox / root warning, in its first command result only (the instructions carry it too). */
   warning: z.string().optional(),
   /** A sandbox or child-environment limit that explains the failure, naming the setting that lifts it. */
   hint: z.object({ cause: z.enum(['git-read-only', 'network', 'program-missing']), text: z.string() }).optional(),
+  /** About the request itself: a clamped timeout, a whole command line sent as one element. */
+  notes: z.array(z.string()).optional(),
   error: z.string().optional(),
   denial: z.object({ code: z.string(), message: z.string(), rule: z.string() }).optional(),
   /** Every host the command tried through the egress proxy: allowed or refused, methods, bytes each way. */
@@ -40,26 +53,48 @@ export const commandOutputShape = {
   execution_time: z.number(),
 };
 
-/** What the tool layer adds to the text: the session's one-time warning, notes about the request itself. */
+/** What the tool layer adds: the session's one-time warning, notes about the request itself. */
 export interface ResultNotes {
-  /** The sandbox / root warning, only in the first command result of a session (structuredContent always has it). */
+  /** The sandbox / root warning, only in the first command result of a session. */
   readonly warning?: string;
   readonly notes?: readonly string[];
-  /** The sandbox hint, only the first time in a session for its cause (structuredContent always has it). */
+  /** The sandbox hint, only the first time in a session for its cause (in the text and in structuredContent). */
   readonly hint?: string;
   /** The command name as sent, for the hint when it holds a whole command line. */
   readonly commandName?: string;
 }
 
-export function toToolResult(r: CommandResult, extra: ResultNotes = {}): CallToolResult {
+/**
+ * A command result as MCP sends it. The bytes of stdout and stderr travel once, in structuredContent, within the
+ * output budget (src/core/output/place.ts); the text repeats a short stream and says where a long one is.
+ */
+export function toToolResult(r: CommandResult, extra: ResultNotes, place: Place): CallToolResult {
   const status = r.exitCode ?? (r.outcome === 'ok' ? 0 : 1);
-  const structured = { ...r, status, execution_time: r.durationMs / 1000 };
-  const lines = [...(extra.warning ? [`Warning: ${extra.warning}`] : []), ...(extra.notes ?? [])];
+  const notes = [...(extra.notes ?? [])];
   if (r.denial?.code === 'COMMAND_NOT_ALLOWED' && extra.commandName !== undefined && /\s/.test(extra.commandName.trim())) {
     const words = extra.commandName.trim().split(/\s+/);
-    lines.push(`Hint: "${extra.commandName}" is one element; put each argument in its own element: ${JSON.stringify(words)}.`);
+    notes.push(`Hint: "${extra.commandName}" is one element; put each argument in its own element: ${JSON.stringify(words)}.`);
   }
-  const text = [describe(r), ...networkLines(r)].join('\n');
+  const [stdout, stderr] = place([{ field: 'stdout', text: r.stdout }, { field: 'stderr', text: r.stderr }]) as [PartOut, PartOut];
+  // The core result carries the sandbox warning on every call; the answer carries it once per session (extra.warning).
+  // The same for the sandbox hint: in the answer the first time this session meets its cause (extra.hint).
+  const { warning: _everyCall, hint: _everyHint, ...rest } = r;
+  const structured = {
+    ...rest,
+    stdout: stdout.shown,
+    stderr: stderr.shown,
+    stdoutTruncated: r.stdoutTruncated || stdout.cut,
+    stderrTruncated: r.stderrTruncated || stderr.cut,
+    ...(stdout.id !== undefined && { stdoutId: stdout.id }),
+    ...(stderr.id !== undefined && { stderrId: stderr.id }),
+    ...(extra.warning && { warning: extra.warning }),
+    ...(extra.hint && r.hint && { hint: r.hint }),
+    ...(notes.length > 0 && { notes }),
+    status,
+    execution_time: r.durationMs / 1000,
+  };
+  const lines = [...(extra.warning ? [`Warning: ${extra.warning}`] : []), ...notes];
+  const text = [describe(r, stdout, stderr), ...networkLines(r)].join('\n');
   // After the output: the model reads the failure first, then what caused it.
   const hint = extra.hint ? [`Hint: ${extra.hint}`] : [];
   return {
@@ -69,7 +104,7 @@ export function toToolResult(r: CommandResult, extra: ResultNotes = {}): CallToo
   };
 }
 
-function describe(r: CommandResult): string {
+function describe(r: CommandResult, stdout: PartOut, stderr: PartOut): string {
   if (r.outcome === 'denied' && r.denial) return `Denied (${r.denial.code}, rule ${r.denial.rule}): ${r.denial.message}`;
   const parts: string[] = [];
   switch (r.outcome) {
@@ -98,9 +133,15 @@ function describe(r: CommandResult): string {
       break;
   }
   // With outputLimitAction "keep" the gap is marked inside the text; "kill" cuts the end, said here.
-  const cut = r.outcome === 'output_limit';
-  if (r.stdout) parts.push(r.stdout + (cut && r.stdoutTruncated ? `\n[stdout cut: ${r.stdoutBytes} bytes written, the first part kept]` : ''));
-  if (r.stderr) parts.push(`[stderr]\n${r.stderr}${cut && r.stderrTruncated ? `\n[stderr cut: ${r.stderrBytes} bytes written, the first part kept]` : ''}`);
+  const killed = r.outcome === 'output_limit';
+  const stream = (p: PartOut, truncated: boolean, written: number) => {
+    if (p.bytes === 0) return;
+    const end = killed && truncated ? `\n[${p.field} cut: ${written} bytes written, the first part kept]` : written > p.bytes ? `\n[${p.field}: ${written} bytes written, ${p.bytes} kept]` : '';
+    if (!p.inText) return void parts.push(referenceLine(p) + end);
+    parts.push(p.field === 'stdout' ? p.shown + (killed ? end : '') : `[stderr]\n${p.shown}${killed ? end : ''}`);
+  };
+  stream(stdout, r.stdoutTruncated, r.stdoutBytes);
+  stream(stderr, r.stderrTruncated, r.stderrBytes);
   if (parts.length === 0) parts.push(r.outcome === 'ok' ? '(no output; exit status 0)' : '(no output)');
   return parts.join('\n');
 }

@@ -2,10 +2,13 @@ import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandDeps } from '../../core/commands/run';
 import type { FileCall, FileDeps, FileResult } from '../../core/files/types';
-import type { Action } from '../../core/modes';
+import { modeAnswer } from '../../core/modes';
+import { backupShort } from '../../core/offers';
 import type { Policy } from '../../core/policy';
 import type { ToolName } from '../../core/toolNames';
+import type { OutputStore } from '../../core/output/spill';
 import type { ToolHints } from './annotations';
+import type { Place } from './commandResult';
 import { callContext, type ToolExtra } from './callContext';
 import { fileOutputShape, toFileToolResult } from './files/result';
 
@@ -17,6 +20,10 @@ export interface ToolEnv {
   readonly warnOnce: (warning: string | undefined) => string | undefined;
   /** True the first time this session meets a sandbox hint's cause (each cause is explained once per session). */
   readonly hintOnce: (cause: string) => boolean;
+  /** Places an answer's parts within the output budget, keeping what the text does not repeat for readOutput. */
+  readonly place: Place;
+  /** What this session kept for readOutput. */
+  readonly outputs: OutputStore;
 }
 
 /** One tool: its schemas, annotations, a description from the current policy, what it does, and how it runs. */
@@ -26,14 +33,13 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly description: (policy: Policy) => string;
   readonly inputSchema: S;
   /**
-   * The shape of structuredContent. NOT published in tools/list (output schemas were half of its 30 KB and models
-   * read the text); docs/tools.md lists the fields and the tests check every result against this shape.
+   * The shape of structuredContent. NOT published in tools/list (output schemas were half of its 30 KB); docs/tools.md
+   * lists the fields and the tests check every result against this shape. Absent: the tool answers in text only
+   * (readOutput, whose pages every client must be able to read).
    */
-  readonly outputSchema: z.ZodRawShape;
+  readonly outputSchema?: z.ZodRawShape;
   /** Fixed, or (command tools) computed from the live policy and sandbox: annotations.ts. */
   readonly annotations: ToolHints;
-  /** What the tool does, for the mode table: a tool the policy can never allow is not offered. */
-  readonly actions: readonly Action[];
   readonly run: (args: z.infer<z.ZodObject<S>>, env: ToolEnv, extra: ToolExtra) => Promise<CallToolResult>;
 }
 
@@ -43,15 +49,17 @@ export const READS = { readOnlyHint: true, destructiveHint: false, idempotentHin
 export const CHANGES = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false } as const;
 /**
  * The shared sentences are short on purpose: tools/list travels with every model request (the whole list is kept
- * under 10 KB, test/integration/agentResults.test.ts). The long form is in the server instructions.
+ * under 10 KB, test/integration/agentResults.test.ts). The long form is in the server instructions. Each says
+ * only what the live policy does: approval where the mode asks, the backup the setting keeps.
  */
-export const CHECKED = 'Workspace paths only (not .git or protected files); may need approval.';
-export const TRANSACTION = 'Shows a diff first (may need approval), keeps the old content (per --edit-backup: file.bkN, a store outside the workspace, or none), replaces atomically; nothing is written if it fails.';
+const approval = (policy: Policy) => (modeAnswer(policy.mode, 'fileChange') === 'ask' ? ' (after approval)' : '');
+export const CHECKED = (policy: Policy) => `Workspace paths only (not .git or protected files)${approval(policy)}.`;
+export const TRANSACTION = (policy: Policy) => `Shows a diff first${approval(policy)}, replaces atomically (${backupShort(policy)}); nothing is written if it fails.`;
 
 /** A file tool: its core function on the file pipeline, and which part of the result the agent reads. */
 export function fileTool<S extends z.ZodRawShape>(
   def: Omit<ToolDef<S>, 'run' | 'outputSchema' | 'description'> & {
-    readonly description: string;
+    readonly description: string | ((policy: Policy) => string);
     readonly view: 'content' | 'entries' | 'change';
     readonly call: (deps: FileDeps, call: FileCall, args: z.infer<z.ZodObject<S>>) => Promise<FileResult>;
   },
@@ -59,15 +67,15 @@ export function fileTool<S extends z.ZodRawShape>(
   const { view, call, description, ...rest } = def;
   return {
     ...rest,
-    description: () => description,
+    description: typeof description === 'string' ? () => description : description,
     outputSchema: fileOutputShape,
-    run: async (args, env, extra) => toFileToolResult(await call(env.files, callContext(def.name, extra), args), view),
+    run: async (args, env, extra) => toFileToolResult(await call(env.files, callContext(def.name, extra), args), view, env.place),
   };
 }
 
 /** The input of a tool that takes a file from one path to another (copyFile, moveRenameFile). */
 export const FROM_TO = {
-  source: z.string().describe('Relative to the workspace root.'),
-  destination: z.string().describe('Relative to the workspace root.'),
+  source: z.string().describe('Workspace-relative.'),
+  destination: z.string().describe('Workspace-relative.'),
   overwrite: z.boolean().default(false),
 };

@@ -5,10 +5,9 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'deleteFile',
   title: 'Delete a file',
-  description: `Delete one file (not a folder or link). ${CHECKED}`,
-  inputSchema: { file: z.string().describe('Relative to the workspace root.') },
+  description: (policy) => `Delete one file (not a folder or link). ${CHECKED(policy)}`,
+  inputSchema: { file: z.string().describe('Workspace-relative.') },
   annotations: CHANGES,
-  actions: ['fileChange'],
   view: 'change',
   call: deleteFileTool,
 });

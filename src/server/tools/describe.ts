@@ -1,22 +1,9 @@
 import { modeLabel } from '../../core/modes';
-import { unrunnableAllowlistEntries, type UnrunnableEntry } from '../../core/commands/unrunnable';
 import { domainList } from '../../core/network/domains';
+import { unrunnableEntries } from '../../core/offers';
 import type { Policy } from '../../core/policy';
 
-const unrunnable = new WeakMap<Policy, readonly UnrunnableEntry[]>();
-
-const unrunnableSandboxed = new WeakMap<Policy, readonly UnrunnableEntry[]>();
-
-/**
- * Allowlist entries that can never run here, once per policy: without a sandbox (and without the person's opt-in)
- * a shell, an interpreter or a pattern that only matches them; inside a sandbox, none of those.
- */
-export function unrunnableEntries(policy: Policy, sandboxed = false): readonly UnrunnableEntry[] {
-  const cache = sandboxed ? unrunnableSandboxed : unrunnable;
-  let found = cache.get(policy);
-  if (!found) cache.set(policy, (found = unrunnableAllowlistEntries(policy, { delegationAllowed: sandboxed || policy.allowUnsandboxedCode })));
-  return found;
-}
+export { unrunnableEntries };
 
 /** One line for the log at start and on a settings change, when the allowlist holds entries that can never run. */
 export function unrunnableNote(policy: Policy, sandboxed = false): string | undefined {
@@ -29,18 +16,18 @@ export function unrunnableNote(policy: Policy, sandboxed = false): string | unde
  * tools/list goes with every model request. cmdshell says "as shell_execute" when both are offered.
  */
 export function commandLimitsText(policy: Policy): string {
-  // Every entry is named: whether one that runs any code can run here is the sandbox's sentence (isolationNote).
-  const names = policy.allowCommands.length ? policy.allowCommands.join(' ') : '(none)';
-  const patterns = policy.allowPatterns.length ? ` Name patterns: ${policy.allowPatterns.join(' ')}.` : '';
+  // Entries that run any code are named by the sandbox's sentence (isolationNote), which knows whether one is in force.
+  const never = new Set(unrunnableEntries(policy).map((u) => u.entry));
+  const runnable = (list: readonly string[]) => list.filter((e) => !never.has(e));
+  const names = runnable(policy.allowCommands).length ? runnable(policy.allowCommands).join(' ') : '(none)';
+  const patterns = runnable(policy.allowPatterns).length ? ` Name patterns: ${runnable(policy.allowPatterns).join(' ')}.` : '';
   const readOnly = policy.allowReadOnlyCommands.length ? ` Read-only forms only: ${policy.allowReadOnlyCommands.join(' ')}.` : '';
-  const output =
-    policy.outputLimitAction === 'keep'
-      ? `a longer stream keeps its first and last ${Math.floor(policy.outputLimitBytes / 2)} bytes`
-      : `a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped`;
+  // "keep" (the default) runs on and keeps head and tail: the answer's own marks say so. "kill" stops the command.
+  const output = policy.outputLimitAction === 'kill' ? `; a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped` : '';
   return [
     `Allowed: ${names}.${patterns}${readOnly}`,
-    'Options that run other programs (find -exec …) are refused.',
-    `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s); ${output}. Mode ${modeLabel(policy.mode)}.`,
+    'Options that run other programs or write files are refused.',
+    `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s)${output}. Mode ${modeLabel(policy.mode)}.`,
     ...(policy.network === 'domains' ? [networkText(policy)] : []),
   ].join(' ');
 }
@@ -60,9 +47,14 @@ function networkText(policy: Policy): string {
  * The descriptions' sentence about the sandbox (the details go in the instructions): what runs inside it, or that
  * there is none and what that refuses.
  */
-export function isolationNote(kind: string, policy: Pick<Policy, 'allowUnsandboxedCode'>): string {
-  if (kind !== 'none') return ' Commands run inside an OS sandbox; allowlisted interpreters, shells and workspace programs (./x.sh, node_modules/.bin/x) run there too.';
-  return policy.allowUnsandboxedCode
-    ? " No OS sandbox: commands run with the server's permissions, allowlisted interpreters and shells too."
-    : " No OS sandbox: commands run with the server's permissions; interpreters, shells, npx and workspace programs are refused.";
+export function isolationNote(kind: string, policy: Policy): string {
+  // The entries that need a sandbox (left out of "Allowed:", which is the same with and without one).
+  const delegating = unrunnableEntries(policy).map((u) => u.entry);
+  if (kind !== 'none') {
+    return delegating.length
+      ? ` Commands run inside an OS sandbox, where these run too: ${delegating.join(' ')} (they run any code, and are asked for like any command).`
+      : ' Commands run inside an OS sandbox.';
+  }
+  if (policy.allowUnsandboxedCode) return " No OS sandbox: commands run with the server's permissions, interpreters and shells too.";
+  return " No OS sandbox: commands run with the server's permissions; interpreters, shells, npx and workspace programs are refused.";
 }

@@ -15,6 +15,5 @@ export default defineTool({
   },
   outputSchema: fetchOutputShape,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  actions: ['egress'],
-  run: async (args, env, extra) => toFetchToolResult(await runFetch(env.files, callContext('fetch', extra), args)),
+  run: async (args, env, extra) => toFetchToolResult(await runFetch(env.files, callContext('fetch', extra), args), env.place),
 });

@@ -1,9 +1,10 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Approver } from '../../core/approval';
-import { neverAllowed } from '../../core/modes';
 import { disabledTools } from '../../core/toolNames';
 import type { Policy } from '../../core/policy';
 import { isolationOutcomeOf } from '../../core/isolationState';
+import { notOffered } from '../../core/offers';
+import { placeParts } from '../../core/output/place';
 import type { ServerContext } from '../context';
 import { serveCachedToolList, toolDescription, toolSchemas } from '../toolCatalog';
 import { hintsAt, nonDefaultHints, type HintContext } from './annotations';
@@ -19,6 +20,7 @@ import mkdir from './mkdir';
 import { isolationNote } from './describe';
 import moveRenameFile from './moveRenameFile';
 import readFile from './readFile';
+import readOutput from './readOutput';
 import replaceInFile from './replaceInFile';
 import rmdir from './rmdir';
 import shellExecute from './shellExecute';
@@ -27,15 +29,10 @@ import writeFile from './writeFile';
 
 /** THE tool registry: every tool the server can offer (test/unit/server: exactly TOOL_NAMES). */
 export const TOOLS: readonly ToolDef[] = [
-  shellExecute, shellReadonly, cmdshell, readFile, listFiles, writeFile, copyFile, moveRenameFile, deleteFile, mkdir, rmdir, editFile, applyPatch, replaceInFile, fetch,
+  shellExecute, shellReadonly, cmdshell, readFile, listFiles, writeFile, copyFile, moveRenameFile, deleteFile, mkdir, rmdir, editFile, applyPatch, replaceInFile, fetch, readOutput,
 ] as unknown as readonly ToolDef[];
 
-/** Why a tool is not offered under a policy, or undefined when it is. */
-export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Policy): string | undefined {
-  if (disabledTools(policy.disableTools).has(def.name)) return 'disabled by disableTools';
-  if (neverAllowed(policy.mode, policy.network, def.actions)) return 'never allowed by the current mode or network setting';
-  return undefined;
-}
+export { notOffered } from '../../core/offers';
 
 /**
  * Registers every tool on one MCP server (one loop) and keeps the list true to the live policy: a tool that is
@@ -45,7 +42,12 @@ export function notOffered(def: Pick<ToolDef, 'name' | 'actions'>, policy: Polic
 export function registerTools(server: McpServer, ctx: ServerContext, approver: () => Approver): () => void {
   let warned = false;
   const hinted = new Set<string>();
+  const outputs = ctx.spill.session();
   const env: ToolEnv = {
+    outputs,
+    // Kept for readOutput only while readOutput is offered: no answer names a tool the agent cannot call.
+    place: (parts) =>
+      placeParts(parts, ctx.policy.outputBudgetBytes, (text) => (disabledTools(ctx.policy.disableTools).has('readOutput') ? undefined : outputs.keep(text, ctx.policy.root))),
     commands: ctx.commandDeps(approver),
     files: ctx.fileDeps(approver),
     warnOnce: (warning) => {
@@ -89,7 +91,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   serveCachedToolList(server, registered);
   const apply = (policy: Policy) => {
     for (const r of registered) {
-      const offered = notOffered(r.def, policy) === undefined;
+      const offered = notOffered(r.def.name, policy) === undefined;
       if (offered !== r.tool.enabled) {
         if (offered) r.tool.enable();
         else r.tool.disable();
@@ -107,7 +109,11 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   apply(ctx.policy);
   // The sandbox note and the open-world hint depend on the probe, which may answer after this session opened.
   void ctx.ready.then(() => apply(ctx.policy));
-  return ctx.onPolicyChange(apply);
+  const unsubscribe = ctx.onPolicyChange(apply);
+  return () => {
+    unsubscribe();
+    outputs.close();
+  };
 }
 
 /** The hints' inputs now: the policy and what the current sandbox does to a command. */

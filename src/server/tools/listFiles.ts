@@ -8,7 +8,6 @@ export default fileTool({
   description: 'List a folder in the workspace, one entry per line; folders end with "/", symbolic links with "@".',
   inputSchema: { path: z.string().default('.').describe('Folder relative to the workspace root.') },
   annotations: READS,
-  actions: ['read'],
   view: 'entries',
   call: (deps, call, a) => listFilesTool(deps, call, { path: a.path }),
 });

@@ -5,13 +5,12 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'mkdir',
   title: 'Create a folder',
-  description: `Create a folder (parents: also missing parents, and an existing folder is fine). ${CHECKED}`,
+  description: (policy) => `Create a folder (parents: also missing parents, and an existing folder is fine). ${CHECKED(policy)}`,
   inputSchema: {
-    path: z.string().describe('Relative to the workspace root.'),
+    path: z.string().describe('Workspace-relative.'),
     parents: z.boolean().default(false),
   },
   annotations: { ...CHANGES, destructiveHint: false },
-  actions: ['fileChange'],
   view: 'change',
   call: mkdirTool,
 });

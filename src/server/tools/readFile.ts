@@ -6,14 +6,22 @@ export default fileTool({
   name: 'readFile',
   title: 'Read a text file',
   description:
-    "Read a UTF-8 text file in the workspace (binary files are refused). offset/limit select lines; a long file is returned in parts (the result says where to continue).",
+    'Read a UTF-8 text file (not binary) of any size, a page per call: lines by offset/limit, or bytes by byteOffset/length; the result says where to continue.',
   inputSchema: {
-    file: z.string().describe('Relative to the workspace root.'),
+    file: z.string().describe('Workspace-relative.'),
     offset: z.number().int().min(1).optional().describe('First line, 1-based.'),
     limit: z.number().int().min(1).optional().describe('Number of lines.'),
+    byteOffset: z.number().int().min(0).optional(),
+    length: z.number().int().min(1).optional().describe('Most bytes.'),
   },
   annotations: READS,
-  actions: ['read'],
   view: 'content',
-  call: (deps, call, a) => readFileTool(deps, call, { file: a.file, ...(a.offset !== undefined && { offset: a.offset }), ...(a.limit !== undefined && { limit: a.limit }) }),
+  call: (deps, call, a) =>
+    readFileTool(deps, call, {
+      file: a.file,
+      ...(a.offset !== undefined && { offset: a.offset }),
+      ...(a.limit !== undefined && { limit: a.limit }),
+      ...(a.byteOffset !== undefined && { byteOffset: a.byteOffset }),
+      ...(a.length !== undefined && { length: a.length }),
+    }),
 });

@@ -5,15 +5,14 @@ import { CHANGES, fileTool, TRANSACTION } from './define';
 export default fileTool({
   name: 'replaceInFile',
   title: 'Replace text in a file',
-  description: `Replace exact text (not a regex) in a file; the number of occurrences must equal expectedReplacements. ${TRANSACTION}`,
+  description: (policy) => `Replace exact text (not a regex) in a file; the number of occurrences must equal expectedReplacements. ${TRANSACTION(policy)}`,
   inputSchema: {
-    file: z.string().describe('Relative to the workspace root.'),
+    file: z.string().describe('Workspace-relative.'),
     oldText: z.string().min(1).describe('Exact text, white space included.'),
     newText: z.string(),
     expectedReplacements: z.number().int().min(1).default(1),
   },
   annotations: CHANGES,
-  actions: ['fileChange'],
   view: 'change',
   call: replaceInFileTool,
 });

@@ -5,10 +5,9 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'rmdir',
   title: 'Remove an empty folder',
-  description: `Remove an EMPTY folder (never recursive). ${CHECKED}`,
-  inputSchema: { path: z.string().describe('Relative to the workspace root.') },
+  description: (policy) => `Remove an EMPTY folder (never recursive). ${CHECKED(policy)}`,
+  inputSchema: { path: z.string().describe('Workspace-relative.') },
   annotations: CHANGES,
-  actions: ['fileChange'],
   view: 'change',
   call: rmdirTool,
 });

@@ -5,27 +5,30 @@ import { callContext } from './callContext';
 import { commandOutputShape, timeoutNote, toToolResult, sessionNotes } from './commandResult';
 import { defineTool } from './define';
 import { commandLimitsText } from './describe';
+import { commandExamples, redirectOffered } from '../../core/offers';
 
 /** mcp-shell-server's tool: argv with optional `|`, `<`, `>`, `>>` elements, stdin, directory, timeout. */
 export default defineTool({
   name: 'shell_execute',
   title: 'Run a command',
-  description: (policy) =>
-    [
+  description: (policy) => {
+    const examples = commandExamples(policy);
+    const operators = redirectOffered(policy) ? 'Pipes and redirects are' : 'Pipes are';
+    return [
       'Run an allowlisted command as an argv array (no shell string) in the workspace.',
-      'Pipes and redirects are separate elements: ["grep","-n","x","a.ts","|","wc","-l"], ["sort","a",">","b"]. A non-zero exit is isError.',
+      `${operators} separate elements${examples.length ? `: ${examples.join(', ')}` : ''}. A non-zero exit is isError.`,
       commandLimitsText(policy),
-    ].join(' '),
+    ].join(' ');
+  },
   inputSchema: {
     command: z.array(z.string()).min(1).describe('Program and arguments, one element each; "|", "<", ">", ">>" as elements.'),
     stdin: z.string().optional().describe('Standard input text.'),
-    directory: z.string().optional().describe('Relative to the workspace root.'),
+    directory: z.string().optional().describe('Workspace-relative.'),
     timeout: z.number().positive().optional().describe('Seconds.'),
     envs: z.record(z.string(), z.string()).optional().describe('Environment values for this call: LANG, LC_*, TZ, TERM, COLUMNS, LINES, NO_COLOR and the git author/committer identity always; other names only if the server passes them through.'),
   },
   outputSchema: commandOutputShape,
   annotations: anyCommandHints,
-  actions: ['readOnlyCommand'],
   run: async (args, env, extra) => {
     const r = await runCommand(
         {
@@ -39,6 +42,6 @@ export default defineTool({
         callContext('shell_execute', extra),
       );
     const note = timeoutNote(args.timeout, env.commands.policy());
-    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r), ...(note && r.outcome !== 'denied' && { notes: [note] }) });
+    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r), ...(note && r.outcome !== 'denied' && { notes: [note] }) }, env.place);
   },
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { runCommand } from '../../core/commands/run';
-import { modeAnswer } from '../../core/modes';
+import { commandsOnlyRead, modeAnswer } from '../../core/modes';
+import { firstOffered, offers, readOnlyExamples } from '../../core/offers';
 import type { Policy } from '../../core/policy';
-import { disabledTools } from '../../core/toolNames';
 import { READ_ONLY_COMMAND_HINTS } from './annotations';
 import { callContext } from './callContext';
 import { commandOutputShape, toToolResult, sessionNotes } from './commandResult';
@@ -17,37 +17,42 @@ import { defineTool } from './define';
 export default defineTool({
   name: 'shell_readonly',
   title: 'Run a read-only command',
-  description: (policy) =>
-    [
-      `Run a command known to only read (ls, cat, grep, find, git log …)${modeAnswer(policy.mode, 'readOnlyCommand') === 'allow' ? ' without any approval' : ', after the user approves it'}; argv as in shell_execute, no ">".`,
-      `Anything else is refused: use ${otherTool(policy)}.`,
-    ].join(' '),
+  description: (policy) => {
+    const examples = readOnlyExamples(policy);
+    const other = otherTool(policy);
+    return [
+      `Run a command known to only read${examples.length ? ` (${examples.join(', ')} …)` : ''}${modeAnswer(policy.mode, 'readOnlyCommand') === 'allow' ? ' with no approval' : ', after the user approves it'}; argv ${offers(policy, 'shell_execute') ? 'as in shell_execute' : '(program, then arguments)'}, no ">".`,
+      other ? `Anything else is refused (use ${other}).` : 'Anything else is refused.',
+    ].join(' ');
+  },
   inputSchema: {
     command: z.array(z.string()).min(1),
     directory: z.string().optional(),
   },
   outputSchema: commandOutputShape,
   annotations: READ_ONLY_COMMAND_HINTS,
-  actions: ['readOnlyCommand'],
   run: async (args, env, extra) => {
     const policy = env.commands.policy();
+    const other = otherTool(policy);
     const r = await runCommand(
       {
         command: args.command,
         ...(args.directory !== undefined && { directory: args.directory }),
-        readOnlyOnly: { tool: 'shell_readonly', instead: otherTool(policy) },
+        // The refusal names the tool to use instead only when one could run it (not in mode readOnly).
+        readOnlyOnly: { tool: 'shell_readonly', ...(other && { instead: other }) },
       },
       env.commands,
       callContext('shell_readonly', extra),
     );
-    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r) });
+    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r) }, env.place);
   },
 });
 
-/** The tool a refused command should go to: shell_execute, or cmdshell when only that one is offered. */
-function otherTool(policy: Policy): string {
-  const off = disabledTools(policy.disableTools);
-  if (!off.has('shell_execute')) return 'shell_execute';
-  if (!off.has('cmdshell')) return 'cmdshell';
-  return 'a command tool (none other is enabled here)';
+/**
+ * The tool a command that is not read-only should go to: shell_execute, or cmdshell when only that one is offered.
+ * None when the mode runs only read-only commands (readOnly) or no other command tool is offered.
+ */
+function otherTool(policy: Policy): string | undefined {
+  if (commandsOnlyRead(policy.mode)) return undefined;
+  return firstOffered(policy, ['shell_execute', 'cmdshell']);
 }

@@ -5,16 +5,15 @@ import { CHANGES, CHECKED, fileTool } from './define';
 export default fileTool({
   name: 'writeFile',
   title: 'Write a file',
-  description: `Write or append text to a file, atomically; the result shows the diff. ${CHECKED}`,
+  description: (policy) => `Write or append text to a file, atomically; the result shows the diff. ${CHECKED(policy)}`,
   inputSchema: {
-    file: z.string().describe('Relative to the workspace root.'),
+    file: z.string().describe('Workspace-relative.'),
     text: z.string().describe('The text to write.'),
     append: z.boolean().default(false).describe('Append instead of replacing.'),
     newline: z.boolean().default(true).describe('End with a line break.'),
     mkdirs: z.boolean().default(false).describe('Create missing parent folders.'),
   },
   annotations: CHANGES,
-  actions: ['fileChange'],
   view: 'change',
   call: writeFileTool,
 });

@@ -15,7 +15,7 @@ const DIFF_KEEP_BYTES = 2 * 1024 * 1024;
 
 type Mutable = { -readonly [K in keyof HistoryEntry]: HistoryEntry[K] };
 
-const TOOL_EVENTS = new Set(['shell_execution_audit', 'file_audit', 'fetch_audit', 'approval_audit']);
+const TOOL_EVENTS = new Set(['shell_execution_audit', 'file_audit', 'fetch_audit', 'output_audit', 'approval_audit']);
 
 export interface KeptChange {
   readonly folder: string;

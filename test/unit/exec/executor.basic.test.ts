@@ -86,11 +86,10 @@ describe('executor: running commands', () => {
 
   it('fails the whole pipeline, and kills the started stages, when a later stage cannot start', async () => {
     const { spec } = tagged([stage('sleep', '300'), stage('no-such-program-gs')]);
-    const t0 = Date.now();
+    // Resolving at all proves the started stage was killed: its sleep 300 outlasts the test's timeout.
     const r = await executor.run(spec);
     expect(r.outcome).toBe('error');
     expect(r.error).toBe('spawn no-such-program-gs ENOENT');
-    expect(Date.now() - t0).toBeLessThan(5000);
   });
 });
 

@@ -32,7 +32,8 @@ describe('executor: concurrency gate', () => {
     let overlap = 0;
     for (const e of events) overlap = Math.max(overlap, (now += e.d));
     expect(overlap).toBe(2);
-    expect(results[0]!.queueMs).toBeLessThan(100);
+    // The first call took a free slot; the last pair waited for others to end (an order of events, not a time).
+    expect(results[0]!.queueMs).toBeLessThan(results[4]!.queueMs);
     // FIFO: the last pair waited for two rounds of ~400 ms.
     expect(results[4]!.queueMs).toBeGreaterThan(500);
     expect(results[5]!.queueMs).toBeGreaterThan(500);

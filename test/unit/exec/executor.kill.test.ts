@@ -31,8 +31,9 @@ describe('executor: nothing outlives a stopped call', () => {
     // the signal it has no handler for until its children are gone) by reporting its child's SIGTERM as 143.
     if (r.exitCode === null) expect(r.signal).toBe('SIGTERM');
     else expect(r.exitCode).toBe(143);
+    // Not before the timeout; how soon after is a measured figure, not a threshold (the tree's sleep 300 would
+    // otherwise keep the call past the test's own timeout).
     expect(elapsed).toBeGreaterThanOrEqual(950);
-    expect(elapsed).toBeLessThan(3000);
     expect(survivors(tag)).toEqual([]);
   });
 
@@ -44,8 +45,7 @@ describe('executor: nothing outlives a stopped call', () => {
     const t0 = Date.now();
     const r = await ex.run(spec);
     measured.cancelToResponseMs = Date.now() - t0 - 500;
-    expect(r.outcome).toBe('canceled');
-    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(r.outcome).toBe('canceled'); // answering at all, before the sleep 300 ends, is the proof
     expect(survivors(tag)).toEqual([]);
   });
 
@@ -129,7 +129,6 @@ describe('executor: nothing outlives a stopped call', () => {
     expect(r.outcome).toBe('timeout');
     expect(r.signal).toBe('SIGKILL');
     expect(elapsed).toBeGreaterThanOrEqual(1200); // timeout + the whole grace: SIGTERM did nothing
-    expect(elapsed).toBeLessThan(4000);
     expect(survivors(tag)).toEqual([]);
   });
 
@@ -150,8 +149,7 @@ describe('executor: nothing outlives a stopped call', () => {
       const elapsed = Date.now() - t0;
       measured.normalExitWithBackgroundMaxMs = Math.max(measured.normalExitWithBackgroundMaxMs ?? 0, elapsed);
       expect(r.outcome).toBe('ok');
-      expect(r.stdout).toBe('done\n');
-      expect(elapsed).toBeLessThan(3000);
+      expect(r.stdout).toBe('done\n'); // answered while the background sleep 300 still held a pipe, or was killed
       expect(survivors(tag), c.args.join(' ')).toEqual([]);
     }
   });
@@ -165,10 +163,12 @@ describe('executor: nothing outlives a stopped call', () => {
     const queued = ex.run({ ...tagged([stage('echo', 'x')]).spec, signal: ac.signal, onStart: () => (started = true) });
     await sleep(200);
     expect(ex.queued).toBe(1);
-    const t0 = Date.now();
+    let firstDone = false;
+    void first.then(() => (firstDone = true));
     ac.abort();
     const r = await queued;
-    expect(Date.now() - t0).toBeLessThan(500);
+    // At once: before the call ahead of it (sleep 2) gave up its slot, which is the event that would free it.
+    expect(firstDone).toBe(false);
     expect(r.outcome).toBe('canceled');
     expect(r.queueMs).toBeGreaterThanOrEqual(150);
     expect(started).toBe(false);

@@ -54,9 +54,8 @@ describe('redirects opened at use time by descriptor', () => {
     expect(r.stdout).toMatch(/^(pipe|socket):\[/); // Node's stdio pipe, not the file
     expect(r.stdout).not.toContain('in.txt');
     execFileSync('mkfifo', [p('fifo')]);
-    const started = Date.now();
+    // Opening a FIFO with no writer blocks for ever: returning at all (within the test's timeout) is the proof.
     const f = await ex.run(tagged([stage('cat')], { cwd: ws.root, stdinFile: p('fifo'), pathGuard }).spec);
     expect(f.error).toMatch(/FIFO/);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 });

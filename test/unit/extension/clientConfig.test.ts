@@ -20,6 +20,18 @@ describe('copied client configurations', () => {
     expect(clientConfiguration('claudeCode', e)).toBe(`claude mcp add --transport http guarded-shell-proj '${e.url}' --header 'Authorization: Bearer tok_ABC-123'`);
   });
 
+  it('generic: the URL, the header and an mcp-remote line for clients that start only stdio servers; SSE and no token too', () => {
+    expect(clientConfiguration('generic', e).split('\n')).toEqual([
+      `URL: ${e.url} (Streamable HTTP)`,
+      'Header: Authorization: Bearer tok_ABC-123',
+      `A client that starts only stdio servers: npx -y mcp-remote '${e.url}' --header 'Authorization: Bearer tok_ABC-123'`,
+    ]);
+    const sse = { url: 'http://127.0.0.1:41309/sse', token: null, name: 'gs' };
+    expect(clientConfiguration('generic', sse)).toContain("npx -y mcp-remote 'http://127.0.0.1:41309/sse' --transport sse-only");
+    expect(JSON.parse(clientConfiguration('mcpJson', sse))).toEqual({ servers: { gs: { type: 'sse', url: sse.url } } });
+    expect(clientConfiguration('claudeCode', sse)).toBe(`claude mcp add --transport sse gs '${sse.url}'`);
+  });
+
   it('stops a folder name from injecting shell syntax into the Claude Code command line', () => {
     const name = serverName("it's $(rm -rf ~); `x`");
     expect(name).toMatch(/^guarded-shell-[a-z0-9_-]+$/);

@@ -134,11 +134,10 @@ describe('fetch against a local server on 127.0.0.1', () => {
 
   it('times out on a server that never finishes', async () => {
     const { deps, sink } = setup({ allowLoopback: true, timeoutSeconds: 1 });
-    const started = Date.now();
+    // The server never finishes: an answer at all, with outcome timeout, is the proof.
     const r = await runFetch(deps, { tool: 'fetch' }, { url: `${base}/slow` });
     expect(r.outcome).toBe('timeout');
     expect(r.error?.message).toMatch(/timed out after 1 s/);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(sink.records.at(-1)).toMatchObject({ result_type: 'timeout' });
   });
 

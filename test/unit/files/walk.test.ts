@@ -52,10 +52,9 @@ describe('walk: resolution by descriptors, beneath the root', () => {
   it('looks at a FIFO without opening it, and refuses it for I/O at once', () => {
     execFileSync('mkfifo', [p('fifo')]);
     const g = guardFor(parsePolicy({ root: ws.root }));
-    const started = Date.now();
+    // Opening a FIFO with no peer blocks for ever: returning at all is the proof.
     expect(() => openForRead(g, 'fifo')).toThrow(/FIFO \(named pipe\), not a regular file/);
     expect(() => openForWrite(g, 'fifo', true)).toThrow(/FIFO/);
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('stops at the first missing folder only when asked (mkdir -p)', () => {

@@ -96,7 +96,7 @@ export const awkRule: FamilyRule = (args) => {
   if (program === undefined) return allow('awk.ok'); // --version, --help: nothing to run
   const hazard = findAwkHazard(program);
   if (hazard) {
-    return deny('ARGUMENT_FORBIDDEN', `awk.${hazard.what}`, `The awk program is not allowed: ${hazard.reason}. Print to standard output and use the server's redirects instead.`);
+    return deny('ARGUMENT_FORBIDDEN', `awk.${hazard.what}`, `The awk program is not allowed: ${hazard.reason}.`);
   }
   // No awk we know reads options after the program, but some getopt builds permute: treat an operand that
   // would be a forbidden option as one (an operand that merely starts with "-" is otherwise data).

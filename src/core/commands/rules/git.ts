@@ -217,7 +217,7 @@ function judgeEverywhere(sub: string, rest: readonly string[]): Verdict | undefi
     }
     for (const writer of ['output', 'output-directory']) {
       if (typed !== '' && writer.startsWith(typed)) {
-        return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: --${writer} (and its prefixes) writes to a path of its choosing; use the server redirect (or git format-patch --stdout) instead.`);
+        return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: --${writer} (and its prefixes) writes to a path of its choosing.`);
       }
     }
     if (typed === 'help' || (typed.length >= 3 && 'help'.startsWith(typed))) {
@@ -277,7 +277,7 @@ function judgeShortOutput(sub: string, rest: readonly string[]): Verdict | undef
   for (const tok of rest) {
     if (tok === '--' || tok === '--end-of-options') break;
     if (tok.startsWith('-') && !tok.startsWith('--') && tok.includes('o')) {
-      return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: -o writes to a path of its choosing; use the server redirect (or format-patch --stdout) instead.`);
+      return argDenied('git.output-file', `git ${sub} ${tok} is not allowed: -o writes to a path of its choosing.`);
     }
   }
   return undefined;

@@ -4,7 +4,8 @@ import { findSedHazard } from './sedScript';
 import type { FamilyRule } from './types';
 
 /**
- * sed as a command (useful in pipelines). File edits go through the edit tool, which shows a diff first, so:
+ * sed as a command (useful in pipelines). File edits go through the file tools, which show a diff first (the refusal
+ * names the one the policy offers: src/core/advice.ts), so:
  *  - `-i`/`--in-place` (in clusters like `-ni`, with suffixes like `-i.bak`, abbreviated as `--in`) is denied;
  *    so is `--follow-symlinks`, which only matters for in-place edits;
  *  - `-f`/`--file` is denied: a script in a file cannot be inspected here;
@@ -24,7 +25,7 @@ const GRAMMAR: Grammar = {
 };
 
 const FORBIDDEN_LONG: Readonly<Record<string, { rule: string; why: string }>> = {
-  'in-place': { rule: 'sed.in-place', why: 'edits files in place; use the edit tool, which shows a diff first' },
+  'in-place': { rule: 'sed.in-place', why: 'edits files in place, with no diff shown first' },
   'follow-symlinks': { rule: 'sed.in-place', why: 'only serves in-place editing, which is not allowed' },
   file: { rule: 'sed.script-file', why: 'reads the script from a file, which cannot be inspected before it runs' },
 };

@@ -27,7 +27,7 @@ const GRAMMAR: Grammar = {
 
 const FORBIDDEN: Readonly<Record<string, { short?: string; rule: string; why: string }>> = {
   'compress-program': { rule: 'sort.helper-option', why: 'runs a program of its choosing to compress temporary files' },
-  output: { short: 'o', rule: 'sort.output-file', why: 'writes to a path of its choosing; use the server redirect (["sort", "in", ">", "out"]) instead' },
+  output: { short: 'o', rule: 'sort.output-file', why: 'writes to a path of its choosing' },
   'files0-from': { rule: 'sort.file-list', why: 'reads the list of input files from a file of its choosing' },
   'temporary-directory': { short: 'T', rule: 'sort.temp-dir', why: 'writes temporary files into a directory of its choosing' },
 };

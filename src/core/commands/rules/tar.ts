@@ -77,7 +77,7 @@ const BSD: TarGrammar = {
 };
 
 const HELPER_LONG: Readonly<Record<string, string>> = {
-  'checkpoint-action': 'runs an action (exec, sleep, echo …) at each checkpoint; every action is denied',
+  'checkpoint-action': 'runs an action at each checkpoint (exec, sleep, echo and the others); every action is denied',
   'use-compress-program': 'runs a program of its choosing as the compressor',
   'to-command': 'pipes every extracted file into a command',
   'rsh-command': 'runs a program of its choosing to reach a remote archive',

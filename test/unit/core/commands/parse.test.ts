@@ -61,6 +61,23 @@ describe('parseCommand: shell list operators as discrete elements (mcp-shell-ser
     expect(e.message).toMatch(/send two calls/i);
   });
 
+  it.each([
+    ['find . -exec ls ;', ['find', '.', '-exec', 'ls', ';']],
+    ['every -exec of a find', ['find', '.', '-execdir', 'ls', ';', '-ok', 'rm', ';']],
+    ['a find called by its path or another name', ['/usr/bin/gfind', '.', '-okdir', 'ls', ';']],
+  ])("keeps the \";\" that ends find's %s as find's own terminator (its rule judges -exec), not a list operator", (_what, argv) => {
+    expect(parseCommand(argv).stages).toEqual([argv]);
+  });
+
+  it.each([
+    ['a ";" after a find whose -exec already ended', ['find', '.', '-exec', 'ls', ';', ';', 'id']],
+    ['a ";" in a find with no -exec', ['find', '.', ';', 'id']],
+    ['a ";" after "-exec" given to another program', ['echo', '-exec', ';', 'id']],
+    ['a ";" in the stage after a find', ['find', '.', '-exec', 'ls', '|', 'wc', ';', 'id']],
+  ])('still stops %s', (_what, argv) => {
+    expect(parseError(argv).rule).toBe('request.shell-operator');
+  });
+
   it('keeps them as data in literal mode', () => {
     expect(parseCommand(['echo', '&&', ';'], { literal: true }).stages).toEqual([['echo', '&&', ';']]);
   });

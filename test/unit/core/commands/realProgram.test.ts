@@ -107,6 +107,11 @@ describe('decide judges the real program and spawns the judged path', () => {
     expect(path.basename(d.plan!.spawnArgv[0]![0]!)).toBe('ls');
   });
 
+  it('judges find . -exec ls ; by the find rule (-exec runs a program), not as a shell operator', () => {
+    const { decide } = setup({ allowCommands: ['find', 'ls'] });
+    expect(decide(['find', '.', '-exec', 'ls', ';']).verdict).toMatchObject({ kind: 'deny', code: 'ARGUMENT_FORBIDDEN', rule: 'find.exec' });
+  });
+
   it('refuses make && make test with "send two calls"', () => {
     const { decide } = setup();
     expect(decide(['ls', '&&', 'ls']).verdict).toMatchObject({ kind: 'deny', code: 'BAD_REQUEST', rule: 'request.shell-operator' });

@@ -23,13 +23,14 @@ describe('resolveSettings: defaults', () => {
   it('gives the documented defaults when nothing is set', () => {
     const s = makeSandbox();
     const { policy, server } = resolveSettings([], s.ws);
-    expect(server).toEqual({ host: '127.0.0.1', port: 8003, transport: 'http', approver: 'elicitation', quiet: false, corsOrigins: [] });
+    expect(server).toEqual({ host: '127.0.0.1', printConfig: 'generic', port: 8003, transport: 'http', approver: 'elicitation', auditStream: 'none', quiet: false, corsOrigins: [] });
     expect(server.auth).toBeUndefined(); // a random token is generated at start
     expect(policy.root).toBe(s.ws);
     expect(policy.mode).toBe('auto');
     expect(policy.defaultTimeoutSeconds).toBe(30);
     expect(policy.maxTimeoutSeconds).toBe(300);
     expect(policy.outputLimitBytes).toBe(1024 * 1024);
+    expect(policy.outputBudgetBytes).toBe(32 * 1024);
     expect(policy.concurrency).toBe(4);
     expect(policy.allowCommands).toEqual([...DEFAULT_ALLOW_COMMANDS]);
     expect(policy.allowPatterns).toEqual([]);

@@ -1,0 +1,41 @@
+/**
+ * Which test files each script runs. `npm test` is the quick, load-proof suite a newcomer runs (under 5 minutes on
+ * a busy 2-core machine); the files below, which measure real processes under pressure (kill, queue and memory
+ * of the executor, filesystem races, thousands of sessions), drive a real browser, or spawn test runs of their own,
+ * are `npm run test:long`. CI (.ci/run) runs both, strictly, and the stress and real-VS-Code suites after them.
+ * One list, so no file is in both or in neither (test/unit/build/suites.test.ts).
+ */
+export const LONG_FILES: readonly string[] = [
+  // A real Chromium (the approval panel, the standalone approval page).
+  'test/webview/panel.test.ts',
+  'test/webview/approvalPage.test.ts',
+  'test/webview/doublePrompt.test.ts',
+  'test/webview/serverMemory.test.ts',
+  // Filesystem races: an attacker swaps names for links, FIFOs and other files for 30 rounds per case.
+  'test/integration/boundary.races.test.ts',
+  'test/integration/boundary.identity.test.ts',
+  // The executor's process handling under pressure: kills, queues, thousands of commands, heap growth.
+  'test/unit/exec/zygote.test.ts',
+  'test/unit/exec/executor.kill.test.ts',
+  'test/unit/exec/executor.kill.zygote.test.ts',
+  'test/unit/exec/executor.concurrency.test.ts',
+  'test/unit/exec/executor.concurrency.zygote.test.ts',
+  'test/unit/exec/executor.memory.test.ts',
+  'test/integration/sessionCap.test.ts',
+  'test/integration/server.processes.test.ts',
+  // Runs vitest itself several times (the skip / strict switch), or ESLint on the layering rules.
+  'test/integration/capabilities.test.ts',
+  'test/unit/core/layering.test.ts',
+  // The VS Code server process over its IPC channel: a real server per case (every VS Code setting, a window of
+  // several folders, Undo, the approval channel).
+  'test/integration/vscodeSettings.ipc.test.ts',
+  'test/integration/windowProcess.ipc.test.ts',
+  'test/integration/undo.ipc.test.ts',
+  'test/unit/extension/ipcServer.test.ts',
+  // Start-up cost and packaging: the code cache across restarts, npm pack and a global install.
+  'test/integration/compileCache.test.ts',
+  'test/packaging/tarball.test.ts',
+];
+
+/** Every file of the quick suite and the long one. */
+export const ALL_FILES = ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts', 'test/packaging/**/*.test.ts'];

@@ -156,11 +156,14 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
     expect(first.outcome).toBe('failed');
     expect(first.text).toMatch(/Hint: The sandbox keeps \.git's configuration and hooks read-only.*start the server with --allow-git-writes/);
     const again = await call(c, ['git', 'remote', 'add', 'up2', 'https://example.com/a.git']);
-    expect(again.hint?.cause).toBe('git-read-only'); // still in the structured result
+    // Once per session per cause, in the text and in structuredContent alike (a model may read only the latter).
+    expect(first.hint?.cause).toBe('git-read-only');
+    expect(again.hint).toBeUndefined();
     expect(again.text).not.toContain('Hint:');
     // Another cause in the same session is explained on its own.
     const net = await call(c, ['git', 'ls-remote', 'https://example.com/x.git']);
-    expect(net.text).toMatch(/Hint: Sandboxed commands have no network \(--network is "fetch"\).*start the server with --network allow/);
+    // With network fetch, the sandbox's only way out is the egress proxy, which refuses at once and names the setting.
+    expect(net.text).toMatch(/\[network\] example\.com:443 \(CONNECT\) refused: .*use network: domains \(guardedShell\.network, --network domains\)/);
     // A new session hears it again.
     const c2 = await httpClient(servers[0]!.url);
     clients.push(c2);

@@ -53,7 +53,7 @@ export const CHANGES = { readOnlyHint: false, destructiveHint: true, idempotentH
  * only what the live policy does: approval where the mode asks, the backup the setting keeps.
  */
 const approval = (policy: Policy) => (modeAnswer(policy.mode, 'fileChange') === 'ask' ? ' (after approval)' : '');
-export const CHECKED = (policy: Policy) => `Workspace paths only (not .git or protected files)${approval(policy)}.`;
+export const CHECKED = (policy: Policy) => `Workspace only, not .git or protected files${approval(policy)}.`;
 export const TRANSACTION = (policy: Policy) => `Shows a diff first${approval(policy)}, replaces atomically (${backupShort(policy)}); nothing is written if it fails.`;
 
 /** A file tool: its core function on the file pipeline, and which part of the result the agent reads. */

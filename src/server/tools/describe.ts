@@ -26,7 +26,6 @@ export function commandLimitsText(policy: Policy): string {
   const output = policy.outputLimitAction === 'kill' ? `; a command writing more than ${policy.outputLimitBytes} bytes to a stream is stopped` : '';
   return [
     `Allowed: ${names}.${patterns}${readOnly}`,
-    'Options that run other programs or write files are refused.',
     `Timeout ${policy.defaultTimeoutSeconds} s (max ${policy.maxTimeoutSeconds} s)${output}. Mode ${modeLabel(policy.mode)}.`,
     ...(policy.network === 'domains' ? [networkText(policy)] : []),
   ].join(' ');
@@ -52,9 +51,9 @@ export function isolationNote(kind: string, policy: Policy): string {
   const delegating = unrunnableEntries(policy).map((u) => u.entry);
   if (kind !== 'none') {
     return delegating.length
-      ? ` Commands run inside an OS sandbox, where these run too: ${delegating.join(' ')} (they run any code, and are asked for like any command).`
-      : ' Commands run inside an OS sandbox.';
+      ? ` Runs in an OS sandbox, where ${delegating.join(' ')} (any code) run too.`
+      : ' Runs in an OS sandbox.';
   }
-  if (policy.allowUnsandboxedCode) return " No OS sandbox: commands run with the server's permissions, interpreters and shells too.";
-  return " No OS sandbox: commands run with the server's permissions; interpreters, shells, npx and workspace programs are refused.";
+  if (policy.allowUnsandboxedCode) return ' No OS sandbox, interpreters allowed.';
+  return ' No OS sandbox: interpreters, shells and workspace scripts are refused.';
 }

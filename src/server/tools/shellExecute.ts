@@ -16,7 +16,7 @@ export default defineTool({
     const operators = redirectOffered(policy) ? 'Pipes and redirects are' : 'Pipes are';
     return [
       'Run an allowlisted command as an argv array (no shell string) in the workspace.',
-      `${operators} separate elements${examples.length ? `: ${examples.join(', ')}` : ''}. A non-zero exit is isError.`,
+      `${operators} separate elements${examples.length ? `: ${examples.join(', ')}` : ''}.`,
       commandLimitsText(policy),
     ].join(' ');
   },

@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ownRepository } from '../../../src/core/commands/gitRepo';
-import { parseGitConfig } from '../../../src/core/exec/developer/gitConfig';
 import { readGitIdentity, type GitIdentity } from '../../../src/core/exec/developer/gitIdentity';
 import { describeWith } from '../../helpers/needs';
 
@@ -138,18 +137,3 @@ describeWith('git')('the git identity is read from the configuration files exact
   });
 });
 
-describe('the git configuration syntax', () => {
-  it('reads sections, legacy subsections, booleans and values', () => {
-    expect(parseGitConfig('[Core]\n\tBare\n[remote "Origin"]\nurl = x\n[branch.Main]\nremote=origin\n')).toEqual([
-      { section: 'core', key: 'bare', value: true },
-      { section: 'remote', subsection: 'Origin', key: 'url', value: 'x' },
-      { section: 'branch', subsection: 'main', key: 'remote', value: 'origin' },
-    ]);
-  });
-
-  it('refuses what git refuses: an unclosed quote, a key outside a section, a broken header', () => {
-    expect(() => parseGitConfig('[user]\nname = "open\n')).toThrow(/quote/);
-    expect(() => parseGitConfig('name = x\n')).toThrow(/outside/);
-    expect(() => parseGitConfig('[user\nname = x\n')).toThrow();
-  });
-});

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { attempt } from '../../attempt';
-import { GitConfigSyntaxError, parseGitConfig } from './gitConfig';
+import { parseGitConfig } from '../../commands/gitConfigFile';
 import { gitdirMatches, includeCondition } from './gitdirPattern';
 
 /**
@@ -62,7 +62,7 @@ export function readGitIdentity(src: GitIdentitySources): GitIdentity {
       if (repoConfig.worktreeConfig && src.repo?.gitDir) readFile(path.join(src.repo.gitDir, 'config.worktree'), { follow: false, certain: true, depth: 0 });
     }
   } catch (e) {
-    if (e instanceof Unusable || e instanceof GitConfigSyntaxError) return {};
+    if (e instanceof Unusable) return {};
     throw e;
   }
   const get = (key: string) => {
@@ -97,7 +97,7 @@ export function readGitIdentity(src: GitIdentitySources): GitIdentity {
       throw new Unusable(`${file}: ${code ?? (e as Error).message}`);
     }
     let worktreeConfig = false;
-    for (const e of parseGitConfig(text)) {
+    for (const e of entriesOf(file, text)) {
       const key = `${e.section}.${e.key}`;
       if (IDENTITY_KEYS.has(key) && e.subsection === undefined) {
         // `name` without "=" is a boolean in git's eyes; as an identity it is nothing usable.
@@ -130,6 +130,27 @@ export function readGitIdentity(src: GitIdentitySources): GitIdentity {
     }
     readFile(path.resolve(path.dirname(file), p), { follow: true, certain, depth: depth + 1 });
   }
+}
+
+/**
+ * A file's entries by section, subsection and name, from the one reader of git's configuration syntax
+ * (commands/gitConfigFile.ts, checked against the real git). A file git would refuse gives nothing: git uses
+ * nothing from it either.
+ */
+function entriesOf(file: string, text: string): { section: string; subsection?: string; key: string; value: string | true }[] {
+  const parsed = parseGitConfig(text);
+  if ('error' in parsed) throw new Unusable(`${file}: ${parsed.error}`);
+  return parsed.entries.map((entry) => {
+    // section.subsection.name: neither a section nor a name holds a dot, a subsection may.
+    const first = entry.key.indexOf('.');
+    const last = entry.key.lastIndexOf('.');
+    return {
+      section: entry.key.slice(0, first),
+      ...(last > first && { subsection: entry.key.slice(first + 1, last) }),
+      key: entry.key.slice(last + 1),
+      value: entry.value ?? true,
+    };
+  });
 }
 
 /** The user-level files git reads, in its order (the later wins). */

@@ -150,6 +150,18 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
     expect((await call(c, ['ls', '-A', home])).stdout).toBe('');
   });
 
+  it('tells npm and pip not to retry when commands have no network (an install fails at once, explained, instead of timing out)', async () => {
+    // Bug: `npm install` in a sandbox without a network retried its lookups for over two minutes; the call timed
+    // out saying nothing about the network. Real npm reads the value the server gives.
+    const offline = await serve(ws, ['--allow', 'npm']);
+    expect((await call(offline, ['npm', 'config', 'get', 'fetch-retries'])).stdout).toBe('0\n');
+    expect((await call(offline, ['printenv', 'PIP_RETRIES'])).stdout).toBe('0\n');
+    // With a network the package managers keep their own defaults.
+    const online = await serve(ws, ['--allow', 'npm', '--network', 'allow']);
+    expect((await call(online, ['npm', 'config', 'get', 'fetch-retries'])).stdout).toBe('2\n');
+    expect((await call(online, ['printenv', 'PIP_RETRIES'])).exitCode).toBe(1);
+  });
+
   it('explains a sandbox limit once per session per cause, and again in a new session', async () => {
     const c = await serve(ws);
     const first = await call(c, ['git', 'add', 'a.txt']);

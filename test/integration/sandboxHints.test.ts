@@ -34,7 +34,7 @@ const which = (name: string) => onPath(name, DEFAULT_SAFE_PATH)[0] ?? onPath(nam
 /** Runs argv in the real sandbox with the environment the server gives commands (no developer context). */
 async function run(argv: string[], over: Partial<SandboxContext> = {}, extraEnv: Record<string, string> = {}): Promise<string> {
   const ctx: SandboxContext = { root: ws, cwd: ws, mode: 'auto', network: 'deny', home: path.join(base, 'home'), ...over };
-  const env = { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux' }), ...extraEnv };
+  const env = { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux', offline: ctx.network === 'deny' }), ...extraEnv };
   const r = await executor.run({ stages: [sandbox.wrap({ file: argv[0]!, args: argv.slice(1) }, ctx)], cwd: ws, env, timeoutMs: 60_000, outputLimitBytes: 1 << 20 });
   expect(r.outcome, `${argv.join(' ')} was expected to fail: ${r.stdout}${r.stderr}`).not.toBe('ok');
   return [r.stdout, r.stderr, r.error ?? ''].join('\n');
@@ -93,7 +93,8 @@ describeWith('bubblewrap', 'git', 'python3', 'hint-programs')('sandbox hints fro
       git: await run([gitPath(), 'ls-remote', 'https://example.com/x.git']),
       'node fetch': await run([process.execPath, '-e', 'fetch("https://example.com").catch((e) => { console.error(e.cause?.message ?? e); process.exit(1); })']),
       'node connect': await run([process.execPath, '-e', 'require("net").connect(80, "192.0.2.1").on("error", (e) => { console.error(e.message); process.exit(1); })']),
-      npm: await run([which('npm'), 'install', '--no-audit', '--no-fund'], {}, { npm_config_fetch_retries: '0', npm_config_cache: path.join(ws, '.npm-cache') }),
+      // No retries (the environment the server gives commands without a network): it fails at once.
+      npm: await run([which('npm'), 'install', '--no-audit', '--no-fund'], {}, { npm_config_cache: path.join(ws, '.npm-cache') }),
       python: await run([py, '-c', 'import urllib.request; urllib.request.urlopen("https://example.com")']),
       'python connect': await run([py, '-c', 'import socket; socket.create_connection(("192.0.2.1", 80))']),
     };

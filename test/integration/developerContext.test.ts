@@ -164,10 +164,11 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
 
   it('explains a sandbox limit once per session per cause, and again in a new session', async () => {
     const c = await serve(ws);
-    const first = await call(c, ['git', 'add', 'a.txt']);
+    const remote = ['git', 'remote', 'add', 'origin', 'https://example.com/x.git'];
+    const first = await call(c, remote);
     expect(first.outcome).toBe('failed');
-    expect(first.text).toMatch(/Hint: The sandbox keeps \.git read-only.*start the server with --allow-git-writes/);
-    const again = await call(c, ['git', 'add', 'a.txt']);
+    expect(first.text).toMatch(/Hint: The sandbox keeps \.git's configuration and hooks read-only.*start the server with --allow-git-writes/);
+    const again = await call(c, remote);
     expect(again.hint?.cause).toBe('git-read-only'); // still in the structured result
     expect(again.text).not.toContain('Hint:');
     // Another cause in the same session is explained on its own.
@@ -176,6 +177,6 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
     // A new session hears it again.
     const c2 = await httpClient(servers[0]!.url);
     clients.push(c2);
-    expect((await call(c2, ['git', 'add', 'a.txt'])).text).toContain('Hint: The sandbox keeps .git read-only');
+    expect((await call(c2, remote)).text).toContain("Hint: The sandbox keeps .git's configuration and hooks read-only");
   });
 });

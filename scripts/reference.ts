@@ -6,6 +6,7 @@ import { DELEGATION_EXAMPLES, DELEGATION_KINDS, DELEGATION_TEXT, delegationRule 
 import { TOOLS } from '../src/server/tools';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
 import type { Policy } from '../src/core/policy';
+import { recommendedConfigFile, recommendedVscodeSettings } from '../src/core/config/recommended';
 import { hardeningTables } from './hardeningTables';
 
 /**
@@ -68,7 +69,28 @@ export function tables(): Record<string, string> {
     network: table(['`network`', 'fetch tool', 'sandboxed commands'], NETWORKS.map((n) => [code(n), NETWORK_TABLE[n].fetch ? 'yes' : 'no', NETWORK_TABLE[n].sandboxedCommands ? 'yes' : 'no'])),
     tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(t.actions)])),
     ...hardeningTables(),
+    'recommended-vscode': fence('jsonc', recommendedVscodeSettings()),
+    'recommended-config': fence('json', recommendedConfigFile()),
   };
+}
+
+/** A settings object as a fenced JSON block; a long list wrapped at about 110 columns. */
+function fence(lang: string, settings: Record<string, unknown>): string {
+  const value = (v: unknown): string => {
+    if (!Array.isArray(v)) return JSON.stringify(v);
+    const lines: string[] = [];
+    let line = '';
+    for (const item of v.map((x) => JSON.stringify(x))) {
+      if (line && `${line}, ${item}`.length > 100) {
+        lines.push(`${line},`);
+        line = item;
+      } else line = line ? `${line}, ${item}` : item;
+    }
+    lines.push(line);
+    return lines.length === 1 ? `[${lines[0]}]` : `[\n    ${lines.join('\n    ')}\n  ]`;
+  };
+  const entries = Object.entries(settings).map(([k, v]) => `  ${JSON.stringify(k)}: ${value(v)}`);
+  return ['```' + lang, '{', entries.join(',\n'), '}', '```'].join('\n');
 }
 
 function parameters(shape: z.ZodRawShape): string {

@@ -4,8 +4,9 @@
  * would, and reports for each goal whether it was done, judged by its real effect (files on disk, the repository's
  * history, what the tests printed), and if not, why, in one line.
  *
- * Like a real agent it reads refusals: when a goal's call is refused or fails, it may take another route, but only
- * a route the answer itself names (`advised`). It never changes its settings.
+ * Like a real agent it reads its answers: when a goal's call is refused or fails, it may take another route, but
+ * only a route the answer itself names (`advised`; a command that ran out of time is run again with the time the
+ * answer offers). It never changes its settings.
  */
 
 export type ToolArgs = Record<string, unknown>;
@@ -95,17 +96,27 @@ function problem(a: Answer, expectFailure: boolean): string | undefined {
   return undefined;
 }
 
-/** Runs calls in order; stops at the first problem. */
-async function runCalls(session: AgentSession, calls: readonly Call[], expectFailure: boolean): Promise<{ last?: Answer; why?: string; made: number }> {
+/** The time a timed-out command may ask for, when the answer says so (commandResult.ts timeoutAdvice). */
+const MORE_TIME = /call again with "timeout" up to (\d+)/;
+
+/** Runs calls in order; stops at the first problem. A command that ran out of time is run again with the time offered. */
+async function runCalls(session: AgentSession, calls: readonly Call[], expectFailure: boolean): Promise<{ last?: Answer; why?: string; made: number; route?: string }> {
   let last: Answer | undefined;
   let made = 0;
+  let route: string | undefined;
   for (const [i, c] of calls.entries()) {
     last = await session.call(c.tool, c.args);
     made++;
+    const more = c.tool === 'shell_execute' && last.sc?.outcome === 'timeout' ? MORE_TIME.exec(last.text) : null;
+    if (more) {
+      last = await session.call(c.tool, { ...c.args, timeout: Number(more[1]) });
+      made++;
+      route = `advised: again with timeout ${more[1]}`;
+    }
     const why = problem(last, expectFailure && i === calls.length - 1);
-    if (why) return { last, why, made };
+    if (why) return { last, why, made, ...(route && { route }) };
   }
-  return { ...(last && { last }), made };
+  return { ...(last && { last }), made, ...(route && { route }) };
 }
 
 export async function runGoal(session: AgentSession, project: string, goal: Goal, ws: string): Promise<GoalResult> {
@@ -114,7 +125,7 @@ export async function runGoal(session: AgentSession, project: string, goal: Goal
   const first = await runCalls(session, goal.calls, goal.expectFailure ?? false);
   let { last, why } = first;
   let made = first.made;
-  let route: string | undefined;
+  let route = first.route;
   if (why && last) {
     // Another route, only when the answer names it.
     const said = `${last.text}\n${last.sc?.denial?.message ?? ''}`;

@@ -1,3 +1,4 @@
+import type { Launcher } from './exec/launch/contract';
 import type { ExecStage } from './exec/types';
 import type { IsolationOutcome } from './modes';
 
@@ -9,6 +10,9 @@ import type { IsolationOutcome } from './modes';
 export interface IsolationState {
   /** 'bwrap' | 'seatbelt' | 'none' — reported in every result and audit event. */
   readonly kind: string;
+  /** Starts and stops every command of this state (src/core/exec/launch); the platform's own when absent. */
+  readonly launcher?: Launcher;
+  /** The stage to start for a judged program in `cwd`: the launcher's `prepare`, inside the sandbox if there is one. */
   readonly wrap?: (stage: ExecStage, cwd: string) => ExecStage;
   /** Set when isolation is required and no sandbox can run: every command is denied with this reason. */
   readonly denial?: string;

@@ -1,7 +1,7 @@
 import { sandboxPath, sandboxPaths } from '../core/paths/guard';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
-import { probeContainmentAsync } from '../core/isolation/contain';
+import { probeContainment } from '../core/exec/launch';
 import { NETWORK_TABLE } from '../core/modes';
 import type { Policy } from '../core/policy';
 
@@ -12,7 +12,7 @@ let probed: Promise<IsolationProbe> | undefined;
  * no-sandbox containment launcher's trial runs beside it (not as a blocking trial when the first policy asks).
  */
 export function probeOnce(): Promise<IsolationProbe> {
-  return (probed ??= Promise.all([probeIsolation(), probeContainmentAsync()]).then(([probe]) => probe));
+  return (probed ??= Promise.all([probeIsolation(), probeContainment()]).then(([probe]) => probe));
 }
 
 /**

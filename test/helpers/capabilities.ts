@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { probeIsolation } from '../../src/core/isolation/probe';
-import { findPerl, zygoteTrialSync } from '../../src/core/exec/zygote/client';
+import { probeLinuxContainment } from '../../src/core/exec/launch/linux';
 import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/packager.mjs';
 
 /**
@@ -12,21 +12,11 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3', 'zygote', 'kernel-headers'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3', 'namespaces'] as const;
 
 /** The programs the argument rules are proven against (each denial shown to be needed by running the real one). */
 export const RULE_PROGRAMS = ['mawk', 'original-awk', 'zip', 'gcc', 'openssl', 'file', 'wget', 'curl', 'dbus-run-session', 'logsave', 'run-parts'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
-
-/**
- * The kernel's system call tables (linux-libc-dev) the zygote's own table is checked against, by the ABI key
- * zygote.pl uses (ELF class:machine); an ABI whose header this machine lacks is not checked here.
- */
-export const KERNEL_HEADERS: Readonly<Record<string, string>> = {
-  '2:62': '/usr/include/x86_64-linux-gnu/asm/unistd_64.h',
-  '1:3': '/usr/include/x86_64-linux-gnu/asm/unistd_32.h',
-  '2:183': '/usr/include/asm-generic/unistd.h',
-};
 
 export interface CapabilityStatus {
   readonly available: boolean;
@@ -45,8 +35,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
   git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
-  zygote: { needed: 'the containment zygote suites (each stage forked into its own PID namespace by perl)', install: 'apt-get install perl-base (Linux; root, or a kernel that allows unprivileged user namespaces)' },
-  'kernel-headers': { needed: 'the check of the zygote\'s system call numbers against the kernel\'s own headers', install: 'apt-get install linux-libc-dev' },
+  namespaces: { needed: 'the conformance suite of the namespace launcher (each command in PID, mount and user namespaces of its own)', install: 'apt-get install util-linux (Linux; root, or a kernel that allows unprivileged user namespaces)' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: 'apt-get install mawk original-awk zip gcc openssl file wget curl dbus-daemon e2fsprogs debianutils' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
@@ -119,16 +108,11 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     bsdtar: () => firstWorking(onPath('bsdtar'), 'bsdtar is not on PATH', (l) => /bsdtar|libarchive/i.test(l)),
     git: () => firstWorking(onPath('git'), 'git is not on PATH', (l) => /^git version/.test(l)),
     python3: () => firstWorking(onPath('python3'), 'python3 is not on PATH', (l) => /^Python 3/.test(l)),
-    // The zygote's own trial: a command that exits 3 only as PID 1 of a new PID namespace.
-    zygote: () => {
+    // The launcher's own trial: a command that exits 3 only as PID 1 of a new PID namespace.
+    namespaces: () => {
       if (process.platform !== 'linux') return { available: false, reason: `PID namespaces are Linux only (this is ${process.platform})` };
-      const perl = findPerl();
-      if (!perl) return { available: false, reason: 'no perl in /usr/bin, /bin or /usr/local/bin' };
-      return zygoteTrialSync(perl) ? { available: true, path: perl } : { available: false, reason: `${perl} cannot start a command in a new PID namespace here` };
-    },
-    'kernel-headers': () => {
-      const found = Object.values(KERNEL_HEADERS).filter((f) => fs.existsSync(f));
-      return found.length ? { available: true, path: found[0]! } : { available: false, reason: `none of ${Object.values(KERNEL_HEADERS).join(', ')} exists` };
+      const c = probeLinuxContainment();
+      return c.kind === 'namespaces' ? { available: true, path: c.tools.unshare } : { available: false, reason: c.limitation };
     },
     'rule-programs': () => {
       const missing = RULE_PROGRAMS.filter((n) => onPath(n).length === 0);

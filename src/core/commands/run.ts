@@ -2,6 +2,7 @@ import type { ApprovalOption, ApprovalRequest } from '../approval';
 import type { ApprovalMemory } from '../approvalMemory';
 import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
+import { platformLauncher, type Launcher } from '../exec/launch';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
@@ -117,12 +118,13 @@ async function execute(
   deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string },
 ): Promise<CommandResult> {
+  const launcher = isolation.launcher ?? defaultLauncher();
   let stages: ExecStage[];
   try {
     stages = plan.spawnArgv.map((prepared, i) => {
       // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
-      const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
+      const stage = { file: prepared[0]!, args: prepared.slice(1), argv0: plan.parsed.stages[i]![0]! };
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real) : launcher.prepare(stage);
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
@@ -135,6 +137,7 @@ async function execute(
   const missing = plan.programs.findIndex((p) => p === undefined);
   const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await deps.executor.run({
     stages,
+    launcher,
     cwd: plan.cwd.real,
     env,
     ...(request.stdin !== undefined && { stdin: request.stdin }),
@@ -170,6 +173,10 @@ async function execute(
     ...(result.error && { error: result.error }),
   };
 }
+
+/** A state that names no launcher (tests' NO_ISOLATION) still starts contained: the platform's own, no sandbox. */
+let fallback: Launcher | undefined;
+const defaultLauncher = (): Launcher => (fallback ??= platformLauncher(null));
 
 function notFound(name: string, why: string | undefined): ExecResult {
   return {

@@ -1,0 +1,101 @@
+import { ToolError } from '../../errors';
+import type { Sandbox, SandboxContext } from '../../isolation/types';
+import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage, Program } from './contract';
+import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
+import { stopGroups, sweepGroups } from './posix';
+import { startError } from './preflight';
+import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
+
+/**
+ * The Linux launcher. One implementation, three ways a stage runs (linuxChains.ts has the argv of each):
+ *  - `bwrap`: in the bubblewrap sandbox (`prepare` given the sandbox context), PID 1 of its namespace a process the
+ *    command cannot reach;
+ *  - `namespaces`: without a sandbox, in PID, mount and (not root) user namespaces of its own, with its own /proc and
+ *    no capability, inside a namespace that dies with the server (util-linux's unshare and setpriv);
+ *  - `plain`: only where the kernel lets neither run (no unshare/setpriv, or no namespaces: a container's seccomp
+ *    profile), said loudly: a process that leaves its session can outlive its call, and the command can see the
+ *    server's processes.
+ * Every stage of a call starts the way it was prepared, by Node's spawn, in its own session and process group.
+ */
+
+export type LinuxContainment = { readonly kind: 'namespaces'; readonly tools: LinuxTools } | { readonly kind: 'plain'; readonly limitation: string };
+
+export interface LinuxLauncherOptions {
+  readonly containment: LinuxContainment;
+  /** The sandbox, when it runs here (isolation/bwrap.ts: its wrap already has the sandbox's PID 1 step). */
+  readonly sandbox?: Sandbox;
+  readonly identity?: Identity;
+}
+
+export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
+  const who = o.identity ?? currentIdentity();
+  const c = o.containment;
+  const name = c.kind;
+  /** How each started stage was prepared: it decides how its call is stopped. */
+  const ways = new WeakMap<LaunchedStage, string>();
+  const namespaced = (call: CallProcesses) => call.stages.some((s) => ways.get(s) !== 'plain');
+  return {
+    name,
+    contained: c.kind === 'namespaces',
+    ...(c.kind === 'plain' && { limitation: c.limitation }),
+    prepare(program: Program, sandbox?: SandboxContext): PreparedStage {
+      if (sandbox) {
+        if (!o.sandbox) throw new ToolError('ISOLATION_UNAVAILABLE', 'No sandbox runs here.', 'isolation.no-sandbox');
+        return { ...o.sandbox.wrap(program, sandbox), launcher: 'bwrap', program };
+      }
+      if (c.kind === 'plain') return { ...program, launcher: 'plain', program };
+      const argv = namespacesChain(program, c.tools, who);
+      return { file: argv[0]!, args: argv.slice(1), launcher: 'namespaces', program };
+    },
+    async start(call: LaunchCall): Promise<LaunchedStage[]> {
+      const way = sameWay(call);
+      if (way !== 'plain') {
+        for (const s of call.stages) {
+          const error = startError(s.program ?? s, call.env);
+          if (error) return [unstarted(error)];
+        }
+      }
+      const stages = spawnCall(call, way === 'plain');
+      for (const s of stages) ways.set(s, way);
+      return stages;
+    },
+    stop: (call, graceMs) => stopGroups(call, graceMs, namespaced(call)),
+    sweep: (call) => sweepGroups(call, namespaced(call)),
+  };
+}
+
+/** Every stage of a call starts the way it was prepared, or none does (never some of them the weaker way). */
+export function sameWay(call: LaunchCall): string {
+  const ways = new Set(call.stages.map((s) => s.launcher ?? 'plain'));
+  if (ways.size > 1) throw new Error('the stages of one call disagree on how they are started');
+  return [...ways][0] ?? 'plain';
+}
+
+const NO_TOOLS = 'unshare and setpriv (util-linux) or timeout (coreutils) are not in /usr/bin or /bin';
+const plainBecause = (why: string): LinuxContainment => ({
+  kind: 'plain',
+  limitation: `Commands are NOT contained: ${why}. A process that starts its own session can outlive its call or a SIGKILL of the server, and a command can see (and, as the same user, signal and trace) the server's processes. Install util-linux, or run the server where PID namespaces can be made (root, or unprivileged user namespaces allowed).`,
+});
+
+/** The trial every containment must pass: `sh` exits 3 only as PID 2 of a new PID namespace (PID 1 its init). */
+const TRIAL: Program = { file: '/bin/sh', args: ['-c', 'exit $(($$ + 1))'] };
+
+let probed: LinuxContainment | undefined;
+
+/** Which containment works here, by a real trial run (once per process). */
+export function probeLinuxContainment(who: Identity = currentIdentity()): LinuxContainment {
+  if (probed) return probed;
+  const tools = findLinuxTools();
+  if (!tools) return (probed = plainBecause(NO_TOOLS));
+  const status = trialRunSync(namespacesChain(TRIAL, tools, who));
+  return (probed = status === 3 ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)'));
+}
+
+/** The same probe without blocking the event loop: the server runs it at start beside the sandbox probe. */
+export async function probeLinuxContainmentAsync(who: Identity = currentIdentity()): Promise<LinuxContainment> {
+  if (probed) return probed;
+  const tools = findLinuxTools();
+  if (!tools) return (probed ??= plainBecause(NO_TOOLS));
+  const status = await trialRun(namespacesChain(TRIAL, tools, who));
+  return (probed ??= status === 3 ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)'));
+}

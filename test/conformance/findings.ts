@@ -21,6 +21,8 @@ interface Reach {
 }
 
 export interface ReachReport {
+  /** Its pid in its own namespace. */
+  readonly pid: number;
   readonly uid: number;
   readonly caps: Record<'CapInh' | 'CapPrm' | 'CapEff' | 'CapBnd' | 'CapAmb', string>;
   readonly noNewPrivs: string;

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const sockets = socketsOf(container);
   const server = container.map(seen).filter(Boolean);
   // Only the paths under test are probed: reach-container touches nothing where it can see the server anyway.
-  const probe = req.path === 'namespaces' || req.path === 'bwrap' || req.path === 'weak-bare-init';
+  const probe = ['fork-server', 'namespaces', 'bwrap', 'weak-bare-init'].includes(req.path);
   const argv = req.action === 'reach' ? [PYTHON!, path.join(req.fixtures, 'reach-container'), JSON.stringify({ sockets, server, probe })] : req.argv!;
   const ex = createExecutor({ concurrency: 1, killGraceMs: 500 });
   const result: ExecResult = await ex.run({

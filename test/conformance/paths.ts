@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import type { Launcher, Program } from '../../src/core/exec/launch/contract';
 import { plainLinuxLauncher } from '../../src/core/exec/launch';
 import { createLinuxLauncher, probeLinuxContainment } from '../../src/core/exec/launch/linux';
-import { NO_CAPABILITIES } from '../../src/core/exec/launch/linuxChains';
+import { findLinuxTools, NO_CAPABILITIES } from '../../src/core/exec/launch/linuxChains';
+import { findPerl } from '../../src/core/exec/launch/forkServer';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { sandboxFromProbe } from '../../src/core/isolation/select';
 import type { SandboxContext } from '../../src/core/isolation/types';
@@ -14,7 +15,7 @@ import type { SandboxContext } from '../../src/core/isolation/types';
  * sandbox, the context a call's stage is prepared in. Also the deliberately weakened launchers, which the suite
  * must fail. Used by the test files and by harness.ts (the same code, run as another user).
  */
-export type PathName = 'namespaces' | 'bwrap' | 'plain' | 'weak-shared-proc' | 'weak-bare-init';
+export type PathName = 'fork-server' | 'namespaces' | 'bwrap' | 'plain' | 'weak-shared-proc' | 'weak-bare-init';
 
 export interface ConformancePath {
   readonly name: PathName;
@@ -41,16 +42,24 @@ export function makeWorkspace(): Workspace & { remove(): void } {
 
 export async function conformancePath(name: PathName, ws: Workspace): Promise<ConformancePath> {
   switch (name) {
+    case 'fork-server': {
+      const tools = findLinuxTools();
+      const perl = findPerl();
+      if (!tools || !perl) throw new Error('no fork server here (perl, util-linux)');
+      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', tools, perl } });
+      return { name, launcher, prepare: (p) => launcher.prepare(p) };
+    }
     case 'namespaces':
     case 'weak-shared-proc':
     case 'weak-bare-init': {
-      const containment = probeLinuxContainment();
-      if (containment.kind !== 'namespaces') throw new Error(`no namespaces here: ${containment.limitation}`);
+      const tools = findLinuxTools();
+      if (!tools) throw new Error('no util-linux here');
+      const containment = { kind: 'namespaces' as const, tools };
       const launcher = createLinuxLauncher({ containment });
       if (name === 'namespaces') return { name, launcher, prepare: (p) => launcher.prepare(p) };
       if (name === 'weak-bare-init') {
         // Weakened: the capabilities dropped BEFORE the namespace's PID 1, which the command can then trace.
-        const t = containment.tools;
+        const t = tools;
         return { name, launcher, prepare: (p) => {
           const prepared = launcher.prepare(p);
           const cut = prepared.args.indexOf(t.timeout);

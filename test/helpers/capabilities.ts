@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { probeIsolation } from '../../src/core/isolation/probe';
-import { probeLinuxContainment } from '../../src/core/exec/launch/linux';
+import { forkServerWorks, namespacesWork } from '../../src/core/exec/launch/linux';
+import { findPerl } from '../../src/core/exec/launch/forkServer';
+import { findLinuxTools } from '../../src/core/exec/launch/linuxChains';
 import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/packager.mjs';
 
 /**
@@ -12,7 +14,7 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3', 'namespaces'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'python3', 'namespaces', 'fork-server'] as const;
 
 /** The programs the argument rules are proven against (each denial shown to be needed by running the real one). */
 export const RULE_PROGRAMS = ['mawk', 'original-awk', 'zip', 'gcc', 'openssl', 'file', 'wget', 'curl', 'dbus-run-session', 'logsave', 'run-parts'] as const;
@@ -35,7 +37,8 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
   git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
-  namespaces: { needed: 'the conformance suite of the namespace launcher (each command in PID, mount and user namespaces of its own)', install: 'apt-get install util-linux (Linux; root, or a kernel that allows unprivileged user namespaces)' },
+  namespaces: { needed: 'the conformance suite of the namespace launcher (each command in PID, mount and user namespaces of its own)', install: 'apt-get install util-linux coreutils (Linux; root, or a kernel that allows unprivileged user namespaces)' },
+  'fork-server': { needed: 'the conformance suite of the launcher\'s fork server (each command forked by a small Perl process into namespaces of its own)', install: 'apt-get install perl-base util-linux (Linux; root, or a kernel that allows unprivileged user namespaces)' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: 'apt-get install mawk original-awk zip gcc openssl file wget curl dbus-daemon e2fsprogs debianutils' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
@@ -111,8 +114,17 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     // The launcher's own trial: a command that exits 3 only as PID 1 of a new PID namespace.
     namespaces: () => {
       if (process.platform !== 'linux') return { available: false, reason: `PID namespaces are Linux only (this is ${process.platform})` };
-      const c = probeLinuxContainment();
-      return c.kind === 'namespaces' ? { available: true, path: c.tools.unshare } : { available: false, reason: c.limitation };
+      const tools = findLinuxTools();
+      if (!tools) return { available: false, reason: 'unshare and setpriv (util-linux) or timeout (coreutils) are not in /usr/bin or /bin' };
+      return namespacesWork(tools) ? { available: true, path: tools.unshare } : { available: false, reason: 'the trial run of unshare failed: no PID namespace can be made here' };
+    },
+    // The fork server's own trial: perl forks a stage into namespaces of its own.
+    'fork-server': () => {
+      if (process.platform !== 'linux') return { available: false, reason: `PID namespaces are Linux only (this is ${process.platform})` };
+      const tools = findLinuxTools();
+      const perl = findPerl();
+      if (!tools || !perl) return { available: false, reason: !perl ? 'no perl in /usr/bin, /bin or /usr/local/bin' : 'unshare and setpriv (util-linux) or timeout (coreutils) are missing' };
+      return forkServerWorks(perl, tools) ? { available: true, path: perl } : { available: false, reason: `${perl} cannot fork a stage into namespaces of its own here` };
     },
     'rule-programs': () => {
       const missing = RULE_PROGRAMS.filter((n) => onPath(n).length === 0);

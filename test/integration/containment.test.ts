@@ -45,8 +45,8 @@ const run = (c: Client, command: string[]) => c.callTool({ name: 'shell_execute'
 
 // Without a sandbox every command runs in namespaces of its own (src/core/exec/launch/linux.ts) wherever they can
 // be made: then that launcher must be the one chosen. (test/conformance runs every launcher path in depth.)
-describeWith('namespaces')(`process containment without a sandbox (${containment.kind})`, () => {
-  it('chose the namespace launcher', () => expect(containment.kind).toBe('namespaces'));
+describeWith('fork-server')(`process containment without a sandbox (${containment.kind})`, () => {
+  it('chose the fork server, the namespace launcher that forks nothing in the server', () => expect(containment.kind).toBe('fork-server'));
   let server: RunningServer;
   let client: Client;
   beforeAll(async () => {
@@ -106,7 +106,7 @@ describeWith('namespaces')('process containment of an unprivileged server (user 
 
 describe('containment probe', () => {
   it('says which launcher is used and, when it is not a PID namespace, why', () => {
-    expect(['namespaces', 'plain']).toContain(containment.kind);
-    if (containment.kind !== 'namespaces') expect(containment.limitation).toMatch(/outlive its call/);
+    expect(['fork-server', 'namespaces', 'plain']).toContain(containment.kind);
+    if (containment.kind === 'plain') expect(containment.limitation).toMatch(/outlive its call/);
   });
 });

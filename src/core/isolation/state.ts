@@ -18,11 +18,12 @@ export function isolationState(selection: SandboxSelection, base: Omit<SandboxCo
     const said = [warning, launcher.contained ? undefined : launcher.limitation].filter(Boolean).join(' ');
     return { kind: 'none', launcher, wrap: (stage) => launcher.prepare(stage), ...(said && { warning: said }) };
   }
+  const said = [warning, launcher.contained ? undefined : launcher.limitation].filter(Boolean).join(' ');
   return {
     kind: sandbox.kind,
     launcher,
     wrap: (stage, cwd) => launcher.prepare(stage, { ...base, cwd }),
-    ...(warning && { warning }),
+    ...(said && { warning: said }),
     ...(!base.allowGitWrites && { watchRun: () => watchRootGit(base.root) }),
   };
 }

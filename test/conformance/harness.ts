@@ -16,7 +16,7 @@ import { conformancePath, PYTHON, type PathName } from './paths';
  *          test can tell whether the command saw any of them;
  *   run:   any argv; `hold`: prints HELD once the command started, then waits to be killed.
  * `helper` starts the weakened launcher's helper first: a process of the server that takes orders, unauthenticated,
- * on an abstract unix socket (as the containment zygote's spare took them from a pipe the command could open).
+ * on an abstract unix socket (as the old containment zygote's spare took them from a pipe a command could open).
  */
 interface Request {
   readonly path: PathName;

@@ -41,8 +41,9 @@ sub reap {
   }
 }
 
-# One stage: its own process group, the call's descriptors as 0/1/2, the checked folder, then exec. Tells the pid
-# on the host through $status, whose close at the exec says it started.
+# One stage: its own process group, the call's descriptors as 0/1/2, the checked folder, then exec. Tells the pid on
+# the host through $status as soon as it is known (the exec itself is not waited for: one that fails says so on the
+# stage's own stderr and exits 127, as a shell would).
 sub stage {
   my ($status, $in, $outh, $err, $cwd, $cwd_id, $env, $argv) = @_;
   $SIG{$_} = 'DEFAULT' for qw(CHLD PIPE);
@@ -54,7 +55,7 @@ sub stage {
   syswrite($status, 'P' . host_pid() . "\n");
   %ENV = %$env;
   exec { $argv->[0] } @$argv;
-  syswrite($status, "E exec $!\n");
+  syswrite(STDERR, "guarded-shell: cannot run $argv->[0]: $!\n");
   CORE::exit(127);
 }
 
@@ -80,11 +81,11 @@ sub start {
     my $pid = fork() // return $fail->("fork $!");
     if (!$pid) { close $sr; stage($sw, $in[$i], $outs[$i], $errs[$i], $cwd, $cwd_id, $env, $stages->[$i]) }
     close $sw;
-    my $said = join '', <$sr>;
+    my $said = <$sr> // '';
     close $sr;
     if ($said !~ /\AP(\d+)\n\z/) {
       waitpid($pid, 0);
-      return $fail->($said =~ /^R (.*)$/m ? "refuse $1" : $said =~ /^E (.*)$/m ? $1 : 'the stage ended before its exec');
+      return $fail->($said =~ /^R (.*)$/ ? "refuse $1" : $said =~ /^E (.*)$/ ? $1 : 'the stage ended before its exec');
     }
     $stage_of{$pid} = [$id, $i];
     push @here, $pid;

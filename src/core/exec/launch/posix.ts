@@ -12,13 +12,14 @@ export async function stopGroups(call: CallProcesses, graceMs: number, namespace
   const pgids = running.map((s) => s.pid!);
   // Which stage each process of the call belongs to, seen before any signal (parents die, links go).
   const subtrees = new Map<LaunchedStage, Set<number>>();
-  const inits: number[] = [];
+  const inits: Array<{ pid: number; kill: number }> = [];
   if (namespaced && procAvailable()) {
     const procs = listProcesses();
     for (const s of running) {
       const tree = new Set([s.pid!, ...descendantsOf([s.pid!], procs)]);
       subtrees.set(s, tree);
-      for (const pid of tree) if (isNamespaceInit(pid)) inits.push(pid);
+      // The stage's own process is the init's parent (the launcher's unshare): its death ends the namespace.
+      for (const pid of tree) if (isNamespaceInit(pid)) inits.push({ pid, kill: s.pid! });
     }
   }
   const emulated = new Set<number>();

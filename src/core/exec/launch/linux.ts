@@ -9,15 +9,17 @@ import { findPerl, forkServerArgv, forkServerTrialSync, ownNamespaces, startFork
 import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
 
 /**
- * The Linux launcher. One implementation, three ways a stage runs (linuxChains.ts has the argv of each):
+ * The Linux launcher. One implementation; the ways a stage runs (the argv of each: linuxChains.ts, forkServer.ts):
  *  - `bwrap`: in the bubblewrap sandbox (`prepare` given the sandbox context), PID 1 of its namespace a process the
  *    command cannot reach;
- *  - `namespaces`: without a sandbox, in PID, mount and (not root) user namespaces of its own, with its own /proc and
- *    no capability, inside a namespace that dies with the server (util-linux's unshare and setpriv);
- *  - `plain`: only where the kernel lets neither run (no unshare/setpriv, or no namespaces: a container's seccomp
- *    profile), said loudly: a process that leaves its session can outlive its call, and the command can see the
+ *  - without a sandbox, in PID, mount and (not root) user namespaces of its own, with its own /proc and no
+ *    capability, in a namespace that dies with the server:
+ *    - `fork-server`: forked by the launcher's fork server (a small Perl process), so the server forks nothing;
+ *    - `namespaces`: where there is no perl, by one exec chain per stage from the server (util-linux, coreutils);
+ *  - `plain`: only where the kernel lets none of these run (no util-linux, or no namespaces: a container's seccomp
+ *    profile), said loudly: a process that leaves its session can outlive its call, and a command can see the
  *    server's processes.
- * Every stage of a call starts the way it was prepared, by Node's spawn, in its own session and process group.
+ * Every stage of a call starts the way it was prepared, in its own session and process group.
  */
 
 export type LinuxContainment =
@@ -53,7 +55,7 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
       return { file: argv[0]!, args: argv.slice(1), launcher: c.kind, program };
     },
     async start(call: LaunchCall): Promise<LaunchedStage[]> {
-      const way = sameWay(call);
+      const way = sameWay(call, c);
       if (way !== 'plain') {
         for (const s of call.stages) {
           const error = startError(s.program ?? s, call.env);
@@ -69,11 +71,16 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
   };
 }
 
-/** Every stage of a call starts the way it was prepared, or none does (never some of them the weaker way). */
-export function sameWay(call: LaunchCall): string {
-  const ways = new Set(call.stages.map((s) => s.launcher ?? 'plain'));
+/**
+ * Every stage of a call starts the way it was prepared, or none does: never some of them the weaker way, and a stage
+ * no launcher prepared only where there is no containment to skip.
+ */
+function sameWay(call: LaunchCall, c: LinuxContainment): string {
+  const ways = new Set(call.stages.map((s) => s.launcher ?? (c.kind === 'plain' ? 'plain' : 'unprepared')));
   if (ways.size > 1) throw new Error('the stages of one call disagree on how they are started');
-  return [...ways][0] ?? 'plain';
+  const way = [...ways][0] ?? 'plain';
+  if (way === 'unprepared' || (way === 'fork-server' && c.kind !== 'fork-server')) throw new Error('a stage this launcher did not prepare');
+  return way;
 }
 
 const NO_TOOLS = 'unshare and setpriv (util-linux) or timeout (coreutils) are not in /usr/bin or /bin';

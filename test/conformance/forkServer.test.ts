@@ -18,8 +18,9 @@ afterAll(async () => {
   ws.remove();
 });
 
-const until = async (cond: () => boolean) => {
-  for (let i = 0; i < 100 && !cond(); i++) await sleep(20);
+/** Polls `cond` for up to `ms` (a spare is made by three execs and a perl: slow on a busy machine). */
+const until = async (cond: () => boolean, ms = 10_000) => {
+  for (const end = Date.now() + ms; !cond() && Date.now() < end; ) await sleep(20);
   return cond();
 };
 
@@ -75,7 +76,7 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     const first = forkServerForTests().pid;
     forkServerForTests().kill();
     const r = await pending;
-    expect(r.outcome).toBe('error');
+    expect(r.outcome, JSON.stringify(r)).toBe('error');
     expect(r.error).toMatch(/fork server ended/);
     expect(await until(() => survivors(tag).length === 0)).toBe(true);
     expect((await ex.run(tagged([stage('echo', 'again')]).spec)).stdout).toBe('again\n');

@@ -149,6 +149,11 @@ interface Spare {
 
 /** How often a spare that died idle (killed from outside) is made again, at most. */
 const SPARE_RETRY_MS = 1000;
+/**
+ * The next spare is asked for once the call that took one has ended (a fork beside the call's way back would compete
+ * with it for the CPUs), or this long into a call that runs on.
+ */
+const NEXT_SPARE_MS = 20;
 
 class ForkServer {
   private readonly proc: ChildProcess;
@@ -280,7 +285,11 @@ class ForkServer {
     const stage = new ForkedStage(spare.pid, null, call.stdout === 'pipe' ? spare.out : null, spare.err);
     this.live.set(spare.sid, [stage]);
     writeAndClose(spare.control, order);
-    stage.once('close', () => setImmediate(() => this.askSpare()));
+    const next = setTimeout(() => this.askSpare(), NEXT_SPARE_MS).unref();
+    stage.once('close', () => {
+      clearTimeout(next);
+      setImmediate(() => this.askSpare());
+    });
     this.holdLoop();
     return Promise.resolve([stage]);
   }

@@ -9,16 +9,12 @@
 #   S id cwd cwd-dev:ino stdin(null|pipe) stdout(pipe|path) stdout-dev:ino|- append(0|1) nenv env... nstages
 #     (nargs args...)...        start a call; each stage's argv is run as is (forkServer.ts prepared it)
 #   A id                        the server opened its ends of the call's pipes: close ours
-#   N id nargs args...          make a spare: a stage started ahead with `args` (its namespaces made, its
-#                               capabilities gone, spare.pl waiting for its program on fd 0); its word on fd 3
 # Replies on fd 1, lines:
 #   READY <pid on the host>     the server opens its pipe ends through /proc/<that pid>/fd
 #   S id pid,... in out err,... started: each stage's pid on the host (its process group), and this process's
 #                               descriptors of the server's pipe ends ('-' for none)
 #   F id <why>                  nothing of the call runs
-#   P id pid ctl out err        a spare is ready: its pid on the host, our descriptors of the server's ends
-#   X id stage <wait status> [refuse <why>]
-#                               a stage ended (a spare that refused its order says why)
+#   X id stage <wait status>    a stage ended
 use strict;
 
 $0 = 'guarded-shell-launcher';
@@ -32,7 +28,6 @@ sub host_pid { open(my $s, '<', '/proc/self/stat') or return 0; my ($pid) = spli
 sub identity { my @st = stat($_[0]); @st ? "$st[0]:$st[1]" : '' }
 
 my %stage_of;  # pid here -> [call id, stage index]
-my %word;      # a spare's pid here -> the read end of its word pipe
 my %held;      # call id -> the server's ends, kept until the server opened its own ("A")
 pipe(my $wake_r, my $wake_w) or die;
 $SIG{CHLD} = sub { syswrite($wake_w, 'c') };
@@ -42,11 +37,7 @@ sub reap {
   while ((my $pid = waitpid(-1, $WNOHANG)) > 0) {
     my $st = $?;
     my $t = delete $stage_of{$pid} or next;
-    # A spare's word is in its pipe by now: its init said it before it ended, and every holder has ended.
-    my $said = '';
-    sysread($word{$pid}, $said, 4096) if $word{$pid};
-    delete $word{$pid};
-    out("X $t->[0] $t->[1] $st" . ($said =~ /^R (.*)/ ? " refuse $1" : '') . "\n");
+    out("X $t->[0] $t->[1] $st\n");
   }
 }
 
@@ -54,17 +45,9 @@ sub reap {
 # the host through $status as soon as it is known (the exec itself is not waited for: one that fails says so on the
 # stage's own stderr and exits 127, as a shell would).
 sub stage {
-  my ($status, $in, $outh, $err, $cwd, $cwd_id, $env, $argv, $word) = @_;
+  my ($status, $in, $outh, $err, $cwd, $cwd_id, $env, $argv) = @_;
   $SIG{$_} = 'DEFAULT' for qw(CHLD PIPE);
   open(STDIN, '<&', $in) && open(STDOUT, '>&', $outh) && open(STDERR, '>&', $err) or do { syswrite($status, "E dup $!\n"); CORE::exit(127) };
-  my $three; # kept open (in scope) until the exec
-  if ($word) {
-    # A spare's word pipe as descriptor 3, kept across its execs (the lowest free one once 3 is closed).
-    # (Perl counts handles per descriptor: the one that holds 3, the wake-up pipe made first, is closed itself.)
-    local $^F = 3;
-    close $_ for $wake_r, $wake_w;
-    open($three, '>&', $word) && fileno($three) == 3 or do { syswrite($status, "E word $!\n"); CORE::exit(127) };
-  }
   setpgrp(0, 0);
   # The folder is opened again by its path and accepted only as the very folder the server holds (a link swapped in
   # meanwhile leads elsewhere: refused).
@@ -114,29 +97,10 @@ sub start {
   out("S $id " . join(',', @pids) . ' ' . $fd->($server_in) . ' ' . $fd->($server_out) . ' ' . join(',', map { fileno($_) } @theirs) . "\n");
 }
 
-# A spare: started like a stage, in /, with its control pipe as stdin and a word pipe as descriptor 3.
-sub spare {
-  my ($id, $argv) = @_;
-  my @p;
-  for (1 .. 5) { pipe(my $r, my $w) or return out("F $id pipe $!\n"); push @p, $r, $w }
-  my ($cr, $cw, $or, $ow, $er, $ew, $wr, $ww, $sr, $sw) = @p;
-  my $pid = fork() // return out("F $id fork $!\n");
-  if (!$pid) { close $_ for $cw, $or, $er, $wr, $sr; stage($sw, $cr, $ow, $ew, '/', identity('/'), { PATH => '/usr/bin:/bin' }, $argv, $ww) }
-  close $_ for $cr, $ow, $ew, $ww, $sw;
-  my $said = <$sr> // '';
-  close $sr;
-  if ($said !~ /\AP(\d+)\n\z/) { waitpid($pid, 0); return out("F $id " . ($said =~ /^E (.*)$/ ? $1 : 'the spare ended before its exec') . "\n") }
-  $stage_of{$pid} = [$id, 0];
-  $word{$pid} = $wr;
-  $held{$id} = [$cw, $or, $er];
-  out("P $id $1 " . join(' ', map { fileno($_) } $cw, $or, $er) . "\n");
-}
-
 sub order {
   my @f = split /\0/, $_[0], -1;
   my $verb = shift @f;
   if ($verb eq 'A') { delete $held{$_} for @f; return }
-  if ($verb eq 'N') { my $id = shift @f; shift @f; return spare($id, \@f) }
   my ($id, $cwd, $cwd_id, $stdin, $stdout, $out_id, $append, $nenv) = splice(@f, 0, 8);
   my %env = map { split /=/, $_, 2 } splice(@f, 0, $nenv);
   my @stages;

@@ -8,7 +8,6 @@ import type { Identity, LinuxTools } from './linuxChains';
 import { NO_CAPABILITIES } from './linuxChains';
 import { closeInheritedDescriptors } from './spawn';
 import SCRIPT from './forkServer.pl';
-import SPARE from './spare.pl';
 
 /**
  * The Linux launcher's fork server (forkServer.pl): one small Perl process per server that forks every stage, so
@@ -22,11 +21,6 @@ import SPARE from './spare.pl';
  * server's user namespace, so the kernel lets it) and then tells it to close its copies. What the server checked
  * and holds open (the working directory, an output file) is opened again by its path and accepted only as that
  * very object (device and inode).
- *
- * One stage is kept ready ahead (a spare, spare.pl): its namespaces made and its capabilities dropped by the same
- * argv as any stage, it waits in there for its program. A call of one stage with no input (most calls) writes its
- * order straight to the spare, which checks and execs: no fork and one exec on the call's way. A new spare is
- * asked for once that call has ended, off its way.
  */
 
 const PERL_DIRS = ['/usr/bin', '/bin', '/usr/local/bin'];
@@ -63,11 +57,6 @@ export function ownNamespaces(program: Program, tools: LinuxTools, who: Identity
   const user = who.root ? [] : ['--user', `--map-user=${who.uid}`, `--map-group=${who.gid}`];
   const drop = who.root ? [tools.setpriv, ...NO_CAPABILITIES, '--'] : [];
   return [tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--mount-proc', '--', ...drop, program.file, ...program.args];
-}
-
-/** The argv of a spare: the stage's own namespaces and loss of capabilities, then spare.pl waiting. */
-export function spareArgv(perl: string, tools: LinuxTools, who: Identity): string[] {
-  return ownNamespaces({ file: perl, args: ['-e', SPARE, '--', FLAGS] }, tools, who);
 }
 
 /** One frame of the protocol: "<length>\n" and the fields joined by NUL. */
@@ -107,7 +96,7 @@ class ForkedStage extends EventEmitter implements LaunchedStage {
   }
 
   /** Told on the next turn: the report can come in the same read as the start, before anyone listens. */
-  ended(status: number, lost?: Error, refused?: string): void {
+  ended(status: number, lost?: Error): void {
     if (this.reported) return;
     this.reported = true;
     const sig = status & 127;
@@ -115,8 +104,6 @@ class ForkedStage extends EventEmitter implements LaunchedStage {
     else this.exitCode = status >> 8;
     setImmediate(() => {
       if (lost) this.emit('error', lost);
-      // A spare that refused its order (the folder or output file is not the checked one): nothing ran.
-      if (refused !== undefined) this.emit('error', Object.assign(new Error(refused), { code: 'EREFUSED' }));
       this.emit('exit', this.exitCode, this.signalCode);
       this.exited = true;
       this.closeIfDone();
@@ -138,28 +125,8 @@ interface Pending {
   reject(e: Error): void;
 }
 
-/** A spare the fork server made: its pid on the host, and the server's ends of its pipes. */
-interface Spare {
-  readonly sid: string;
-  readonly pid: number;
-  readonly control: number;
-  readonly out: net.Socket;
-  readonly err: net.Socket;
-}
-
-/** How often a spare that died idle (killed from outside) is made again, at most. */
-const SPARE_RETRY_MS = 1000;
-/**
- * The next spare is asked for once the call that took one has ended (a fork beside the call's way back would compete
- * with it for the CPUs), or this long into a call that runs on.
- */
-const NEXT_SPARE_MS = 20;
-
 class ForkServer {
   private readonly proc: ChildProcess;
-  private spare: Spare | undefined;
-  private spareAsked = false;
-  private spareAskedAt = 0;
   private readonly pending = new Map<string, Pending>();
   private readonly live = new Map<string, ForkedStage[]>();
   private nextId = 1;
@@ -169,7 +136,7 @@ class ForkServer {
   private gone: Error | undefined;
   readonly ready: Promise<void>;
 
-  constructor(argv: readonly string[], private readonly spareArgv?: readonly string[]) {
+  constructor(argv: readonly string[]) {
     closeInheritedDescriptors();
     this.proc = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', PERLIO: ':unix' } });
     this.proc.unref();
@@ -189,7 +156,6 @@ class ForkServer {
         if (line.startsWith('READY ')) {
           this.hostPid = Number(line.slice(6));
           ready();
-          this.askSpare();
         } else this.onLine(line);
       }
       this.holdLoop();
@@ -212,8 +178,6 @@ class ForkServer {
 
   start(call: LaunchCall): Promise<ForkedStage[]> {
     if (this.gone) return Promise.reject(this.gone);
-    const program = call.stages[0]!.program;
-    if (this.spare && program && call.stages.length === 1 && call.stdin === 'ignore') return this.onSpare(this.spare, call, program);
     const id = String(this.nextId++);
     let fields: string[];
     try {
@@ -232,73 +196,9 @@ class ForkServer {
     });
   }
 
-  /** Asks for a spare unless one is there or coming; one that died idle is made again at most once a second. */
-  private askSpare(): void {
-    if (!this.spareArgv || this.spare || this.spareAsked || this.gone) return;
-    const wait = this.spareAskedAt + SPARE_RETRY_MS - Date.now();
-    if (wait > 0) return void setTimeout(() => this.askSpare(), wait).unref();
-    this.spareAsked = true;
-    this.spareAskedAt = Date.now();
-    this.proc.stdin!.write(frame(['N', `s${this.nextId++}`, String(this.spareArgv.length), ...this.spareArgv]));
-  }
-
-  /** "P sid pid ctl out err": a spare is ready; the server opens its ends now, off any call's way. */
-  private spareReady(sid: string, [pid, ctl, out, err]: string[]): void {
-    this.spareAsked = false;
-    const opened: net.Socket[] = [];
-    try {
-      const control = fs.openSync(`/proc/${this.hostPid}/fd/${ctl}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-      try {
-        opened.push(this.openEnd(out!, false), this.openEnd(err!, false));
-      } catch (e) {
-        fs.closeSync(control);
-        throw e;
-      }
-      // An idle spare must not keep a finished process alive; a call that takes it refs its streams again.
-      for (const s of opened) s.unref();
-      this.spare = { sid, pid: Number(pid), control, out: opened[0]!, err: opened[1]! };
-    } catch {
-      for (const s of opened) s.destroy();
-      this.signalGroup(Number(pid));
-    } finally {
-      this.proc.stdin!.write(frame(['A', sid]));
-    }
-  }
-
-  /** The call's order, straight to the spare (then its control pipe is closed: the spare reads to its end). */
-  private onSpare(spare: Spare, call: LaunchCall, program: Program): Promise<ForkedStage[]> {
-    let order: Buffer;
-    try {
-      const out = call.stdout === 'pipe' ? ['pipe', '-', '0'] : [call.stdout.path, identity(call.stdout.fd), call.stdout.append ? '1' : '0'];
-      const env = Object.entries(call.env).map(([k, v]) => `${k}=${v}`);
-      const fields = [call.cwd.real, identity(call.cwd.fd!), ...out, String(env.length), ...env, program.file, ...program.args];
-      const bad = fields.find((f) => NUL.test(f));
-      if (bad !== undefined) return Promise.reject(new Error(`an argument or environment value contains a NUL byte: ${JSON.stringify(bad.slice(0, 40))}`));
-      order = Buffer.from(fields.join('\0'), 'utf8');
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
-    this.spare = undefined;
-    if (call.stdout !== 'pipe') spare.out.destroy(); // the spare writes to the checked file instead
-    else spare.out.ref();
-    spare.err.ref();
-    const stage = new ForkedStage(spare.pid, null, call.stdout === 'pipe' ? spare.out : null, spare.err);
-    this.live.set(spare.sid, [stage]);
-    writeAndClose(spare.control, order);
-    const next = setTimeout(() => this.askSpare(), NEXT_SPARE_MS).unref();
-    stage.once('close', () => {
-      clearTimeout(next);
-      setImmediate(() => this.askSpare());
-    });
-    this.holdLoop();
-    return Promise.resolve([stage]);
-  }
-
   private onLine(line: string): void {
     const [kind, id, ...rest] = line.split(' ');
     if (kind === 'S') this.started(id!, rest);
-    else if (kind === 'P') this.spareReady(id!, rest);
-    else if (kind === 'F' && id!.startsWith('s')) this.spareAsked = false; // no spare: calls fork as they come
     else if (kind === 'F') {
       const p = this.pending.get(id!);
       this.pending.delete(id!);
@@ -306,8 +206,7 @@ class ForkServer {
       p?.reject(Object.assign(new Error(why.startsWith('refuse ') ? why.slice(7) : `cannot start the command: ${why}`), { code: why.startsWith('refuse ') ? 'EREFUSED' : 'EFORK' }));
     } else if (kind === 'X') {
       const stages = this.live.get(id!);
-      if (!stages && this.spare?.sid === id) return this.spareLost(); // an idle spare died (killed from outside)
-      stages?.[Number(rest[0])]?.ended(Number(rest[1]), undefined, rest[2] === 'refuse' ? rest.slice(3).join(' ') : undefined);
+      stages?.[Number(rest[0])]?.ended(Number(rest[1]));
       if (stages?.every((s) => s.exitCode !== null || s.signalCode !== null)) this.live.delete(id!);
     }
   }
@@ -346,15 +245,6 @@ class ForkServer {
     }
   }
 
-  private spareLost(): void {
-    const s = this.spare!;
-    this.spare = undefined;
-    s.out.destroy();
-    s.err.destroy();
-    fs.closeSync(s.control);
-    this.askSpare();
-  }
-
   private signalGroup(pgid: number): void {
     try {
       process.kill(-pgid, 'SIGKILL');
@@ -372,12 +262,6 @@ class ForkServer {
     // Its stages died with it (its namespace, and theirs inside it, ended): reported killed, and why.
     for (const stages of this.live.values()) for (const s of stages) s.ended(9, error);
     this.live.clear();
-    if (this.spare) {
-      this.spare.out.destroy();
-      this.spare.err.destroy();
-      fs.closeSync(this.spare.control);
-      this.spare = undefined;
-    }
   }
 
   kill(): void {
@@ -385,28 +269,11 @@ class ForkServer {
   }
 }
 
-/**
- * Writes a spare's order and closes its control pipe. The pipe is empty and non-blocking: an order that fits goes
- * in one write; the rest of a larger one through a stream. A spare gone meanwhile (EPIPE) says so itself, by its X.
- */
-function writeAndClose(fd: number, bytes: Buffer): void {
-  let written = 0;
-  try {
-    written = fs.writeSync(fd, bytes);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return fs.closeSync(fd);
-  }
-  if (written === bytes.length) return fs.closeSync(fd);
-  const rest = new net.Socket({ fd, readable: false, writable: true });
-  rest.on('error', () => undefined);
-  rest.end(bytes.subarray(written));
-}
-
 let current: ForkServer | undefined;
 
 /** Starts a call's stages through this process's fork server, starting (or restarting) it when needed. */
-export async function startForked(argv: () => string[], call: LaunchCall, spare?: () => string[]): Promise<LaunchedStage[]> {
-  if (!current?.alive) current = new ForkServer(argv(), spare?.());
+export async function startForked(argv: () => string[], call: LaunchCall): Promise<LaunchedStage[]> {
+  if (!current?.alive) current = new ForkServer(argv());
   const server = current;
   await server.ready;
   return server.start(call);
@@ -427,7 +294,7 @@ export function forkServerTrialSync(serverArgv: readonly string[], stageArgv: re
 }
 
 /** For tests: the running fork server's pid on the host, and a way to kill it (the next call starts a new one). */
-export function forkServerForTests(): { readonly pid: number | undefined; readonly spare: number | undefined; kill(): void } {
-  const s = current?.alive ? (current as unknown as { hostPid: number; spare?: Spare }) : undefined;
-  return { pid: s?.hostPid, spare: s?.spare?.pid, kill: () => current?.kill() };
+export function forkServerForTests(): { readonly pid: number | undefined; kill(): void } {
+  const s = current?.alive ? (current as unknown as { hostPid: number }) : undefined;
+  return { pid: s?.hostPid, kill: () => current?.kill() };
 }

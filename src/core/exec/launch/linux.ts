@@ -5,7 +5,7 @@ import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage,
 import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
 import { stopGroups, sweepGroups } from './posix';
 import { startError } from './preflight';
-import { findPerl, forkServerArgv, forkServerTrialSync, ownNamespaces, spareArgv, startForked } from './forkServer';
+import { findPerl, forkServerArgv, forkServerTrialSync, ownNamespaces, startForked } from './forkServer';
 import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
 
 /**
@@ -62,7 +62,7 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
           if (error) return [unstarted(error)];
         }
       }
-      const stages = way === 'fork-server' && c.kind === 'fork-server' ? await startForked(() => forkServerArgv(c.perl, c.tools, who), call, () => spareArgv(c.perl, c.tools, who)) : spawnCall(call, way === 'plain');
+      const stages = way === 'fork-server' && c.kind === 'fork-server' ? await startForked(() => forkServerArgv(c.perl, c.tools, who), call) : spawnCall(call, way === 'plain');
       for (const s of stages) ways.set(s, way);
       return stages;
     },
@@ -138,11 +138,13 @@ async function forkedTrial(perl: string, tools: LinuxTools, who: Identity): Prom
   try {
     root = fs.openSync('/', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
     const argv = ownNamespaces(TRIAL_PID1, tools, who);
-    const [stage] = await startForked(
-      () => forkServerArgv(perl, tools, who),
-      { stages: [{ file: argv[0]!, args: argv.slice(1) }], env: { PATH: '/usr/bin:/bin' }, cwd: { real: '/', path: '/', fd: root }, stdin: 'ignore', stdout: 'pipe' },
-      () => spareArgv(perl, tools, who),
-    );
+    const [stage] = await startForked(() => forkServerArgv(perl, tools, who), {
+      stages: [{ file: argv[0]!, args: argv.slice(1) }],
+      env: { PATH: '/usr/bin:/bin' },
+      cwd: { real: '/', path: '/', fd: root },
+      stdin: 'ignore',
+      stdout: 'pipe',
+    });
     const timer = setTimeout(() => stage!.emit('exit', null, 'timeout'), 5000).unref();
     return await new Promise<number | null>((resolve) => {
       stage!.stdout?.resume();

@@ -6,6 +6,7 @@ import type { DeveloperContext } from '../exec/developer/context';
 import type { SettingsHost } from '../config/settingNames';
 import type { SandboxHint } from './sandboxHint';
 import { hintForCommand } from './sandboxHintFacts';
+import { platformLauncher, type Launcher } from '../exec/launch';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
@@ -185,12 +186,13 @@ async function executeWired(
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
   proxy: ProxyWiring | undefined,
 ): Promise<CommandResult> {
+  const launcher = isolation.launcher ?? defaultLauncher();
   let stages: ExecStage[];
   try {
     stages = plan.spawnArgv.map((prepared, i) => {
       // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
-      const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
+      const stage = { file: prepared[0]!, args: prepared.slice(1), argv0: plan.parsed.stages[i]![0]! };
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy) : launcher.prepare(stage);
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
@@ -203,6 +205,7 @@ async function executeWired(
   const missing = plan.programs.findIndex((p) => p === undefined);
   const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await deps.executor.run({
     stages,
+    launcher,
     cwd: plan.cwd.real,
     env,
     ...(request.stdin !== undefined && { stdin: request.stdin }),
@@ -243,6 +246,10 @@ async function executeWired(
     ...(result.error && { error: result.error }),
   };
 }
+
+/** A state that names no launcher (tests' NO_ISOLATION) still starts contained: the platform's own, no sandbox. */
+let fallback: Launcher | undefined;
+const defaultLauncher = (): Launcher => (fallback ??= platformLauncher(null));
 
 function notFound(name: string, why: string | undefined): ExecResult {
   return {

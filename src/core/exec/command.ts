@@ -140,7 +140,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
           // An input file is PUMPED through a pipe, never handed over as a descriptor: reopening a passed
           // descriptor through /proc/self/fd/0 for writing would reach the file on the host's mount, past a
           // read-only sandbox mount (`cmd < .git/config`).
-          i > 0 ? previousStdout! : stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'ignore';
+          i > 0 ? previousStdout! : stdinFd !== undefined || spec.stdin !== undefined || spec.input !== undefined ? 'pipe' : 'ignore';
         const stdout: StdioEntry = last && stdoutFd !== undefined ? stdoutFd : 'pipe';
         // fd 3 is a "lifeline": every descendant inherits it unless it closes it, so the stage's 'close' waits
         // for an escaped (setsid) process that keeps it, and the normal-exit path notices it without a /proc scan.
@@ -175,7 +175,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
         stages: spec.stages.map((s) => ({ file: s.file, argv0: s.argv0 ?? s.file, args: s.args })),
         env,
         cwd: { path: workdir.real, fd: workdir.fd },
-        stdin: stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'null',
+        stdin: stdinFd !== undefined || spec.stdin !== undefined || spec.input !== undefined ? 'pipe' : 'null',
         stdout: stdoutFd !== undefined ? { path: spec.stdoutFile!.path, fd: stdoutFd, append: spec.stdoutFile!.append } : 'pipe',
       });
       children.forEach((child, i) => {
@@ -235,10 +235,19 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     const child = stage.child!;
     const stderr: OutputStream | null = child.stderr;
     const stdout: OutputStream | null = child.stdout;
-    stderr?.on('data', (chunk: Buffer) => stderrCap.push(chunk));
+    const onOutput = spec.onOutput;
+    stderr?.on('data', (chunk: Buffer) => {
+      stderrCap.push(chunk);
+      if (onOutput) safeCall(() => onOutput('stderr', chunk));
+    });
     // Nobody writes the lifeline; reading it lets its EOF (= every holder gone) be seen.
     (child.stdio[3] as Readable | null | undefined)?.resume();
-    if (last) stdout?.on('data', (chunk: Buffer) => stdoutCap.push(chunk));
+    if (last) {
+      stdout?.on('data', (chunk: Buffer) => {
+        stdoutCap.push(chunk);
+        if (onOutput) safeCall(() => onOutput('stdout', chunk));
+      });
+    }
     if (first && child.stdin && stdinFd !== undefined) {
       const pump = fs.createReadStream('', { fd: stdinFd, autoClose: true, start: 0 });
       stdinPumped = true;
@@ -251,6 +260,13 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
       // A command that never reads its stdin closes the pipe: EPIPE here is normal, not a failure.
       child.stdin.on('error', () => undefined);
       child.stdin.end(typeof spec.stdin === 'string' ? spec.stdin : Buffer.from(spec.stdin));
+    } else if (first && child.stdin && spec.input !== undefined) {
+      // Input that arrives while it runs; a command that stops reading (or dies) closes the pipe: stop feeding it.
+      const input = spec.input;
+      const stdin = child.stdin;
+      stdin.on('error', () => input.unpipe(stdin));
+      child.once('close', () => input.unpipe(stdin));
+      input.pipe(stdin);
     }
     child.on('exit', (code, signal) => {
       stage.exited = true;
@@ -388,7 +404,7 @@ function errorResult(error: string, startedAt: number): Omit<ExecResult, 'queueM
 
 function validate(spec: ExecSpec): string | undefined {
   if (spec.stages.length === 0) return 'no command to run (empty pipeline)';
-  if (spec.stdin !== undefined && spec.stdinFile !== undefined) return 'stdin and stdinFile are mutually exclusive';
+  if ([spec.stdin, spec.stdinFile, spec.input].filter((x) => x !== undefined).length > 1) return 'stdin, stdinFile and input are mutually exclusive';
   if (!Number.isFinite(spec.timeoutMs)) return `invalid timeout ${spec.timeoutMs}`;
   if (!Number.isInteger(spec.outputLimitBytes) || spec.outputLimitBytes < 0) return `invalid output limit ${spec.outputLimitBytes}`;
   return undefined;

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { ToolError } from '../errors';
 import type { CommandRequest } from '../commands/decide';
 import type { ExecOutcome } from '../exec/types';
+import type { PortPublisher } from '../network/ports';
 import { OutputLog } from './log';
 
 /**
@@ -78,7 +79,10 @@ export class BackgroundRun {
   private stopper: StoppedBy | undefined;
   /** The agent was told how it ended (a read or a stop after its end): it may be collected once all is read. */
   endReported = false;
+  /** The ports it listened on when last asked (a sandboxed run, through its publisher). */
   ports: readonly number[] = [];
+  /** A sandboxed run's end of the folder's port bridge (network/ports.ts): closed when it ends. */
+  publisher: PortPublisher | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly endWaiters: Array<() => void> = [];
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalCommand, ApprovalOption, ApprovalRequest } from '../approval';
+import { openPortBridge, type PortBridge } from '../background/network';
+import type { BackgroundRun } from '../background/run';
 import { endOf, lifetimeMs, runSpec, whenStarted, type BackgroundDeps } from '../background/start';
 import type { ApprovalMemory } from '../approvalMemory';
 import { isToolError } from '../errors';
@@ -162,10 +164,10 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, given: Ca
 async function execute(
   deps: CommandDeps, call: CallContext, request: CommandRequest, key: string, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
-  overrides?: SpecOverrides,
+  overrides?: SpecOverrides, publishFor?: BackgroundRun,
 ): Promise<CommandResult> {
   // The call's egress proxy, the only way out of its sandbox; closed (its tunnels cut, an open card withdrawn)
-  // once every process of the call is gone.
+  // once every process of the call is gone. With it, the folder's port bridge (background/network.ts).
   const ended = new AbortController();
   let proxy: ProxySession | undefined;
   if (isolation.proxy && deps.egress) {
@@ -182,16 +184,27 @@ async function execute(
       return denied({ code: 'ISOLATION_UNAVAILABLE', message: `The egress proxy could not start: ${(e as Error).message}`, rule: 'isolation.proxy-failed' }, isolation.kind, gated.waitedMs);
     }
   }
+  let ports: PortBridge | undefined;
+  if (proxy && deps.egress && deps.background) {
+    try {
+      ports = await openPortBridge(deps.background.runs, deps.egress, publishFor);
+    } catch (e) {
+      await proxy.close();
+      return denied({ code: 'ISOLATION_UNAVAILABLE', message: `The port bridge to the background commands could not start: ${(e as Error).message}`, rule: 'isolation.ports-failed' }, isolation.kind, gated.waitedMs);
+    }
+  }
   const onCancel = (): void => ended.abort();
   call.signal?.addEventListener('abort', onCancel, { once: true });
   try {
-    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl }, overrides);
+    const wiring = proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl, ...ports?.wiring };
+    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, wiring, overrides);
     ended.abort();
     const record = await proxy?.close();
     return record && record.attempts.length ? { ...r, network: record } : r;
   } finally {
     ended.abort();
     call.signal?.removeEventListener('abort', onCancel);
+    ports?.close();
     await proxy?.close();
   }
 }
@@ -297,7 +310,7 @@ async function startBackground(
   const onStart = new Promise<void>((resolve) => (started = resolve));
   // The run's own signal, not the starting call's: the call ends now, the run does not. No progress reports either.
   const runCall: CallContext = { tool: call.tool, requestId: call.requestId, signal: run.signal, ...(call.client && { client: call.client }) };
-  const task = execute(deps, runCall, request, key, plan, env, policy, isolation, gated, note, developer, { executor: bg.executor, ...runSpec(run, lifetime, started) });
+  const task = execute(deps, runCall, request, key, plan, env, policy, isolation, gated, note, developer, { executor: bg.executor, ...runSpec(run, lifetime, started) }, run);
   // Once started, only the executor's outcomes can come back (a refusal or a proxy failure happens before any start).
   const early = await whenStarted(task, onStart, (r, e) => run.finish(endOf(r as (CommandResult & { outcome: ExecOutcome }) | undefined, e)));
   if (early) {

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { attempt } from '../attempt';
 import type { Egress } from '../network/egress';
 import { PortPublisher, PortReach } from '../network/ports';
@@ -30,6 +31,18 @@ export async function publishedPorts(runs: BackgroundRuns): Promise<{ run: Backg
     }
   });
   return out;
+}
+
+/**
+ * For the fetch tool: a connection to a loopback port a sandboxed background command of the folder listens on, or
+ * undefined when none does (then this machine's loopback is what the URL names).
+ */
+export function portRoute(runs: BackgroundRuns): (port: number) => Promise<(() => Promise<Duplex>) | undefined> {
+  return async (port) => {
+    const hit = (await publishedPorts(runs)).find((t) => t.port === port);
+    // The connection comes paused (nothing is read before its user listens); HTTP's client listens on a later tick.
+    return hit && (() => hit.run.publisher!.open(port).then((s) => (setImmediate(() => s.resume()), s)));
+  };
 }
 
 export async function openPortBridge(runs: BackgroundRuns, egress: Egress, publishFor?: BackgroundRun): Promise<PortBridge> {

@@ -426,6 +426,15 @@ export const SETTINGS = {
       description: 'Let the fetch tool, and with `#guardedShell.network#` `domains` the proxy of sandboxed commands, reach loopback addresses (`127.0.0.0/8`, `::1`): a registry or service on this machine. The host must still be allowed.',
     },
   },
+  fetchLoopbackPorts: {
+    target: 'policy', policyPath: 'fetch.loopbackPorts', schema: z.array(z.number().int().min(1).max(65535)), default: [],
+    summary: 'loopback ports the fetch tool may reach (http://localhost:PORT, http://127.0.0.1:PORT) even without --fetch-allow-loopback: a dev server a background command runs',
+    cli: [{ name: '--fetch-loopback-port', arg: 'PORT', many: true }], config: [{ key: 'fetch.loopbackPorts' }],
+    vscode: {
+      key: 'fetch.loopbackPorts', scope: 'user',
+      description: "Loopback ports the fetch tool may reach (`http://localhost:PORT`, `http://127.0.0.1:PORT`, `http://[::1]:PORT`) even when `#guardedShell.fetch.allowLoopback#` is off: typically a dev server the agent started in the background. A port a sandboxed background command listens on is reached inside its sandbox; otherwise this machine's loopback. The URL must name the loopback itself (a name that merely resolves there stays refused), and with `#guardedShell.network#` `domains` the host must still be allowed.",
+    },
+  },
   fetchAllowPrivate: {
     target: 'policy', policyPath: 'fetch.allowPrivate', schema: z.boolean(), default: false, summary: 'let fetch (and the proxy, network domains) reach private and link-local networks',
     cli: [{ name: '--fetch-allow-private', value: true }], config: [{ key: 'fetch.allowPrivate' }],

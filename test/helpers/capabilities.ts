@@ -13,7 +13,7 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'zygote', 'kernel-headers', 'http-clients', 'npm-registry'] as const;
+export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'zygote', 'kernel-headers', 'http-clients', 'npm-registry', 'project-tools'] as const;
 
 /**
  * The programs the argument rules are proven against (each denial shown to be needed by running the real one), with
@@ -61,6 +61,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   'hint-programs': { needed: "the sandbox hints checked against the real programs' messages", install: 'apt-get install make curl wget' },
   'http-clients': { needed: 'the egress proxy tests with real HTTP clients in the sandbox', install: 'apt-get install curl wget' },
   'npm-registry': { needed: 'the sandboxed `npm install` from the real npm registry through the egress proxy (the one test that leaves 127.0.0.1)', install: 'let this machine reach https://registry.npmjs.org (directly or through the npm proxy settings)' },
+  'project-tools': { needed: "the scripted agent's fixture projects (a Makefile, a vendored tarball, pytest in a virtual environment)", install: 'apt-get install make tar python3-pytest python3-venv (python3 on PATH must import pytest and venv)' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };
 
@@ -169,6 +170,12 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     'hint-programs': () => {
       const missing = HINT_PROGRAMS.filter((n) => onPath(n).length === 0);
       return missing.length ? { available: false, reason: `not on PATH: ${missing.join(', ')}` } : { available: true };
+    },
+    'project-tools': () => {
+      const missing = ['make', 'tar', 'python3'].filter((n) => onPath(n).length === 0);
+      if (missing.length) return { available: false, reason: `not on PATH: ${missing.join(', ')}` };
+      const r = spawnSync('python3', ['-c', 'import pytest, venv, ensurepip'], { encoding: 'utf8', timeout: 20_000 });
+      return r.status === 0 ? { available: true } : { available: false, reason: `python3 cannot import pytest, venv and ensurepip: ${(r.stderr || String(r.error)).trim().split('\n').pop()}` };
     },
     // The packager is installed on demand, from the registry; a test must not, so it only looks.
     vsce: () => {

@@ -17,6 +17,7 @@ import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { isolationOutcomeOf } from '../isolationState';
+import { commandsReachNetwork } from '../modes';
 import { parseRule, ruleCoversRequest } from './commandRules';
 import { perCallEnvAllowlist } from './callEnv';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
@@ -138,6 +139,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, given: Ca
           ...(policy.safePath !== undefined && { safePath: policy.safePath }),
           ...(request.env && { overrides: { ...request.env } }),
           ...(developer && { developer }),
+          offline: !commandsReachNetwork(policy.network, isolationOutcomeOf(isolation)),
         });
       } catch (e) {
         checks.push(deny(isToolError(e) ? e.code : 'BAD_REQUEST', isToolError(e) && e.rule ? e.rule : 'env.not-allowed', (e as Error).message));

@@ -40,6 +40,8 @@ export interface RunReadResult {
   readonly error?: { readonly code: string; readonly message: string; readonly rule?: string };
 }
 
+/** A line cut by dropped bytes is left out when the next one starts within this many bytes. */
+const LINE_SNAP = 1024;
 /** Longest text `until` may be. */
 const MAX_UNTIL = 1000;
 
@@ -80,9 +82,11 @@ export function readRun(
         } else {
           parts.push(`${run.id} is running (${Math.round(run.info().elapsedMs / 1000)} s)`);
         }
-        const collected = bg.runs.collectIfDone(run);
+        // Forgotten once it ended and a read showed the rest whole; an answer with a gap keeps it for reads by offset.
+        const collected = !r.cut && input.offset === undefined && bg.runs.collectIfDone(run);
         if (collected) parts.push(`all of its output was read: ${run.id} is forgotten`);
         else if (!run.end || run.cursor < run.log.total) parts.push(`next: readOutput {"id":"${run.id}"}`);
+        else parts.push(`its output stays readable by offset until a newer background command needs the place or the session ends`);
         return { outcome: 'ok', text: r.text, message: `[${parts.join('; ')}]`, run: run.info() };
       },
     }),
@@ -102,14 +106,24 @@ interface Read {
   readonly bytes: number;
   readonly dropped: number;
   readonly where: string;
+  /** The answer shows head and tail with a gap. */
+  readonly cut: boolean;
 }
 
 /** Everything not read yet (within the budget: head and tail, the gap marked), and the position moves to its end. */
 function newRead(run: BackgroundRun, budget: number): Read {
   const log = run.log;
-  const dropped = Math.max(0, log.start - run.cursor);
+  let dropped = Math.max(0, log.start - run.cursor);
+  let bytes = log.read(run.cursor + dropped, log.total - run.cursor - dropped);
+  if (dropped > 0) {
+    // The oldest kept line was cut by the drop: start at the next whole one (when one starts soon).
+    const nl = bytes.subarray(0, LINE_SNAP).indexOf(10);
+    if (nl >= 0 && nl + 1 < bytes.length) {
+      dropped += nl + 1;
+      bytes = bytes.subarray(nl + 1);
+    }
+  }
   const from = run.cursor + dropped;
-  let bytes = log.read(from, log.total - from);
   // A character the run is still in the middle of writing waits for the next read (never shown broken, never lost).
   if (run.running) bytes = bytes.subarray(0, completeLength(bytes));
   const text = bytes.toString('utf8');
@@ -117,7 +131,7 @@ function newRead(run: BackgroundRun, budget: number): Read {
   run.cursor = from + bytes.length;
   const lost = dropped ? `${bytesText(dropped)} bytes were dropped before this read (the log keeps the last ${bytesText(log.capacity)}); ` : '';
   const where = bytes.length === 0 ? `${lost}no new output` : `${lost}new output: bytes ${from}-${from + bytes.length - 1} of ${bytesText(log.total)}`;
-  return { text: fitted.text, from, bytes: bytes.length, dropped, where };
+  return { text: fitted.text, from, bytes: bytes.length, dropped, where, cut: fitted.cut };
 }
 
 /** One page from an absolute offset (readOutput's paging); new reads then start after it. */
@@ -130,7 +144,7 @@ function pageRead(run: BackgroundRun, offset: number, length: number | undefined
   run.cursor = Math.max(run.cursor, end);
   const lost = dropped ? `bytes ${offset}-${offset + dropped - 1} are no longer kept (the log keeps the last ${bytesText(log.capacity)}); ` : '';
   const where = page.bytes === 0 ? `${lost}nothing at byte ${page.offset}` : `${lost}bytes ${page.offset}-${end - 1} of ${bytesText(log.total)}${page.next !== undefined ? `; next page: readOutput {"id":"${run.id}","offset":${page.next}}` : ''}`;
-  return { text: page.text, from: page.offset, bytes: page.bytes, dropped, where };
+  return { text: page.text, from: page.offset, bytes: page.bytes, dropped, where, cut: page.next !== undefined };
 }
 
 /** The length of `bytes` without an incomplete UTF-8 character at its end. */

@@ -91,6 +91,8 @@ export class BackgroundRun {
     logBytes: number,
     openInput: boolean,
     private readonly changed: (run: BackgroundRun) => void,
+    /** Told at once when it ended (before anything can collect it). */
+    private readonly onEnd: (run: BackgroundRun) => void = () => undefined,
   ) {
     this.log = new OutputLog(logBytes);
     this.input = openInput ? new PassThrough() : undefined;
@@ -139,6 +141,7 @@ export class BackgroundRun {
     const by = this.stopper ?? (end.outcome === 'timeout' ? 'lifetime' : undefined);
     this.ended = { ...end, ...(by && { stoppedBy: by }) };
     this.input?.destroy();
+    this.onEnd(this);
     this.wake();
     for (const w of this.endWaiters.splice(0)) w();
     this.changed(this);

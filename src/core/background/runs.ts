@@ -31,6 +31,7 @@ export interface RunCounts {
 
 export class BackgroundRuns {
   private readonly runs = new Map<string, BackgroundRun>();
+  private readonly discarded = new WeakSet<BackgroundRun>();
   /** Reserved places not yet opened: id → session. */
   private readonly reserved = new Map<string, string>();
   private next = 1;
@@ -53,9 +54,8 @@ export class BackgroundRuns {
       id,
       open: (identity, openInput) => {
         if (!this.reserved.delete(id)) throw new ToolError('LIMIT_REACHED', `The place reserved for ${id} was given up.`, 'background.closed');
-        const run = new BackgroundRun({ ...identity, id, session }, caps.backgroundOutputBytes, openInput, () => this.changed());
+        const run = new BackgroundRun({ ...identity, id, session }, caps.backgroundOutputBytes, openInput, () => this.changed(), (r) => this.ended(r));
         this.runs.set(id, run);
-        void run.whenEnded().then(() => this.ended(run));
         this.changed();
         return run;
       },
@@ -129,6 +129,7 @@ export class BackgroundRuns {
 
   /** A run whose processes never started (the start's own result says why): forgotten, no end recorded. */
   discard(run: BackgroundRun): void {
+    this.discarded.add(run);
     this.forget(run);
     run.finish({ outcome: 'error', exitCode: null, signal: null, durationMs: 0 });
   }
@@ -177,7 +178,7 @@ export class BackgroundRuns {
 
   /** Its end, in the audit under its start's request id: the history shows one line from start to exit. */
   private ended(run: BackgroundRun): void {
-    if (this.runs.get(run.id) !== run) return; // discarded: it never started
+    if (this.discarded.has(run)) return; // it never started: the start's own result said why
     const end = run.end!;
     this.audit?.record({
       event: 'shell_execution_audit', tool: run.identity.tool, request_id: run.identity.requestId, background: run.id, background_state: 'ended',

@@ -58,6 +58,12 @@ export class HistoryStore {
       return;
     }
     e.outcome = outcomeOf(r.result_type);
+    // A background command: running from its start until its end arrives under the same request id.
+    if (typeof r.background === 'string') {
+      e.background = r.background;
+      if (r.background_state === 'started') e.outcome = 'running';
+      if (typeof r.stopped_by === 'string') e.stoppedBy = r.stopped_by;
+    }
     if (this.offersUndo && r.event === 'file_audit' && e.outcome === 'success') {
       if (r.undoable === true) e.canUndo = true;
       // An Undo that went through: the change it reverted has nothing left to undo (the Undo itself can be undone).

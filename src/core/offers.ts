@@ -42,8 +42,8 @@ export function notOffered(name: ToolName, policy: OfferPolicy): string | undefi
   return undefined;
 }
 
-/** Whether shell_execute can start a command in the background: it is offered, and so is the tool that stops one. */
-export const backgroundOffered = (policy: OfferPolicy): boolean => offers(policy, 'shell_execute') && offers(policy, 'shell_background');
+/** Whether background commands can be used whole: started (shell_execute), read (readOutput) and stopped (shell_background). */
+export const backgroundOffered = (policy: OfferPolicy): boolean => offers(policy, 'shell_execute') && offers(policy, 'shell_background') && offers(policy, 'readOutput');
 
 export const offers = (policy: OfferPolicy, name: ToolName): boolean => notOffered(name, policy) === undefined;
 

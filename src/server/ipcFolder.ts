@@ -17,6 +17,9 @@ import { startStandalone, type StandaloneServer } from './standalone';
 import { unrunnableNote } from './tools/describe';
 import { isolationOutcomeOf } from '../core/isolationState';
 
+/** How often the panel's list asks the background commands' bridges which ports they listen on. */
+const PORTS_REFRESH_MS = 5000;
+
 /** Settings the extension may set: exactly the registry's VS Code settings. Transport, host, port and token are this process's choice, never pushed. */
 const PUSHABLE: readonly SettingId[] = VSCODE_SETTING_IDS;
 
@@ -226,11 +229,20 @@ export class IpcFolder {
     const runs = server.ctx.background;
     let sending = false;
     let again = false;
+    let portsAt = 0;
+    let counted = 0;
     const send = async () => {
       if (sending) return void (again = true);
       sending = true;
       try {
-        await publishedPorts(runs); // their ports as of now, for the panel
+        // Their ports, for the panel: asked of their bridges when one started or ended, else every few seconds
+        // (not at every burst of output).
+        const running = runs.counts().running;
+        if (running !== counted || Date.now() - portsAt > PORTS_REFRESH_MS) {
+          counted = running;
+          portsAt = Date.now();
+          await publishedPorts(runs);
+        }
       } finally {
         sending = false;
       }

@@ -75,6 +75,12 @@ exports.run = async function run() {
     fs.writeFileSync(path.join(OUT, 'suite-checked'), '');
   });
 
+  await scenario('a second one is left running when VS Code closes (the runner then finds nothing of it)', async () => {
+    const r = await tool('shell_execute', { command: ['python3', '-u', '-c', shared.script(MARKER)], background: true });
+    assert(r.structuredContent && r.structuredContent.outcome === 'started', `start: ${JSON.stringify(r.content)}`);
+    await until('its processes to run', () => markerProcesses().length > 0, 15000);
+  });
+
   await until('the driver to finish its checks', () => fs.existsSync(path.join(OUT, 'ui-done')), 90000).catch(() => {});
   await client?.close().catch(() => {});
   finish();

@@ -69,4 +69,12 @@ async function playPanel(page, check) {
     if (!/Cancelled[\s\S]*b1, stopped by you/.test(outcome)) throw new Error(`history outcome: ${JSON.stringify(outcome)}`);
     await page.screenshot({ path: path.join(OUT, 'background-history.png') });
   });
+
+  await check('the second start is approved and listed; VS Code then closes with it running', async () => {
+    await panel.getByRole('tab', { name: 'Pending' }).click();
+    const card = panel.locator('li.card:not([aria-disabled])', { has: panel.locator('ol.argv bdi.chip', { hasText: 'python3' }) });
+    await card.waitFor({ timeout: 60000 });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click({ timeout: 15000 });
+    await panel.locator('li.bg-run', { has: panel.locator('h3', { hasText: 'b2' }) }).waitFor({ timeout: 30000 });
+  });
 }

@@ -59,7 +59,7 @@ export function readRun(
       actions: ['read'],
       checks: [],
       what: 'this read',
-      subject: { output_id: input.id, background: input.id },
+      subject: { output_id: input.id },
       request: () => {
         throw new Error('reads are never asked');
       },

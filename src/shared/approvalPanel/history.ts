@@ -149,6 +149,7 @@ const hostSummary = (host: string, port: unknown, command: unknown) => `${host}:
 
 function summaryOf(r: AuditRecord): string {
   if (r.background === 'list') return 'list of background commands';
+  if (typeof r.output_id === 'string') return `output ${r.output_id}`;
   if (typeof r.host === 'string') return hostSummary(r.host, r.port, r.command);
   if (Array.isArray(r.argv) && r.argv.length) return quoteArgv(r.argv);
   if (Array.isArray(r.files) && r.files.length) return r.files.map(String).join(' → ');

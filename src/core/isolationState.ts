@@ -1,3 +1,4 @@
+import type { Launcher } from './exec/launch/contract';
 import type { ExecStage } from './exec/types';
 import type { ProxyWiring } from './network/sandboxWiring';
 import type { IsolationOutcome } from './modes';
@@ -10,7 +11,12 @@ import type { IsolationOutcome } from './modes';
 export interface IsolationState {
   /** 'bwrap' | 'seatbelt' | 'none' — reported in every result and audit event. */
   readonly kind: string;
-  /** Wraps one stage; `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one. */
+  /** Starts and stops every command of this state (src/core/exec/launch); the platform's own when absent. */
+  readonly launcher?: Launcher;
+  /**
+   * The stage to start for a judged program in `cwd`: the launcher's `prepare`, inside the sandbox if there is one;
+   * `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one.
+   */
   readonly wrap?: (stage: ExecStage, cwd: string, proxy?: ProxyWiring) => ExecStage;
   /**
    * Set when sandboxed commands reach the network only through an egress proxy opened per call (network

@@ -12,6 +12,8 @@ import { selectSandbox } from '../../src/core/isolation/select';
 import type { Sandbox, SandboxContext } from '../../src/core/isolation/types';
 import { onPath } from '../helpers/capabilities';
 import { describeWith } from '../helpers/needs';
+import type { Launcher } from '../../src/core/exec/launch/contract';
+import { createLinuxLauncher, probeLinuxContainment } from '../../src/core/exec/launch/linux';
 
 /**
  * The sandbox hints are recognised from what the REAL programs print when the REAL sandbox stops them: git
@@ -22,6 +24,7 @@ import { describeWith } from '../helpers/needs';
  */
 
 let sandbox: Sandbox;
+let launcher: Launcher;
 let executor: Executor;
 let base: string;
 let ws: string;
@@ -35,7 +38,7 @@ const which = (name: string) => onPath(name, DEFAULT_SAFE_PATH)[0] ?? onPath(nam
 async function run(argv: string[], over: Partial<SandboxContext> = {}, extraEnv: Record<string, string> = {}): Promise<string> {
   const ctx: SandboxContext = { root: ws, cwd: ws, mode: 'auto', network: 'deny', home: path.join(base, 'home'), ...over };
   const env = { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux', offline: ctx.network === 'deny' }), ...extraEnv };
-  const r = await executor.run({ stages: [sandbox.wrap({ file: argv[0]!, args: argv.slice(1) }, ctx)], cwd: ws, env, timeoutMs: 60_000, outputLimitBytes: 1 << 20 });
+  const r = await executor.run({ launcher, stages: [launcher.prepare({ file: argv[0]!, args: argv.slice(1) }, ctx)], cwd: ws, env, timeoutMs: 60_000, outputLimitBytes: 1 << 20 });
   expect(r.outcome, `${argv.join(' ')} was expected to fail: ${r.stdout}${r.stderr}`).not.toBe('ok');
   return [r.stdout, r.stderr, r.error ?? ''].join('\n');
 }
@@ -51,6 +54,7 @@ describeWith('bubblewrap', 'git', 'python3', 'hint-programs')('sandbox hints fro
     const sel = selectSandbox('required', probe);
     if (!sel.sandbox) throw new Error(`bubblewrap must work here: ${sel.denial?.reason}`);
     sandbox = sel.sandbox;
+    launcher = createLinuxLauncher({ containment: probeLinuxContainment(), sandbox });
     executor = createExecutor({ concurrency: 2, killGraceMs: 500 });
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-hints-')));
     ws = path.join(base, 'ws');
@@ -76,7 +80,7 @@ describeWith('bubblewrap', 'git', 'python3', 'hint-programs')('sandbox hints fro
     const identity = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
     for (const args of [['add', 'a.txt'], ['commit', '-qm', 'x', '--allow-empty'], ['branch', 'b']]) {
       const c: SandboxContext = { root: ws, cwd: ws, mode: 'auto', network: 'deny', home: path.join(base, 'home') };
-      const r = await executor.run({ stages: [sandbox.wrap({ file: gitPath(), args }, c)], cwd: ws, env: { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux' }), ...identity }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
+      const r = await executor.run({ launcher, stages: [launcher.prepare({ file: gitPath(), args }, c)], cwd: ws, env: { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux' }), ...identity }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
       expect(r.outcome, `git ${args.join(' ')}: ${r.stderr}`).toBe('ok');
     }
   });

@@ -10,6 +10,7 @@ import type { DeveloperContext } from '../exec/developer/context';
 import type { SettingsHost } from '../config/settingNames';
 import type { SandboxHint } from './sandboxHint';
 import { hintForCommand } from './sandboxHintFacts';
+import { platformLauncher, type Launcher } from '../exec/launch';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecSpec, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
@@ -216,12 +217,13 @@ async function executeWired(
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
   proxy: ProxyWiring | undefined, overrides: SpecOverrides = {},
 ): Promise<CommandResult> {
+  const launcher = isolation.launcher ?? defaultLauncher();
   let stages: ExecStage[];
   try {
     stages = plan.spawnArgv.map((prepared, i) => {
       // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
-      const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
+      const stage = { file: prepared[0]!, args: prepared.slice(1), argv0: plan.parsed.stages[i]![0]! };
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy) : launcher.prepare(stage);
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
@@ -235,6 +237,7 @@ async function executeWired(
   const { executor = deps.executor, ...override } = overrides;
   const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await executor.run({
     stages,
+    launcher,
     cwd: plan.cwd.real,
     env,
     // Open input (a background run) carries the call's stdin text as its first input instead.
@@ -328,6 +331,10 @@ async function startBackground(
     background: { id: run.id, lifetimeSeconds: lifetime / 1000, inputOpen: run.input !== undefined },
   };
 }
+
+/** A state that names no launcher (tests' NO_ISOLATION) still starts contained: the platform's own, no sandbox. */
+let fallback: Launcher | undefined;
+const defaultLauncher = (): Launcher => (fallback ??= platformLauncher(null));
 
 function notFound(name: string, why: string | undefined): ExecResult {
   return {

@@ -3,8 +3,8 @@ import { SETTINGS, type ConfigKey, type SettingId, type SettingsLayer, type Vsco
 /**
  * The setup the docs recommend to a person who wants an agent to do the whole job in five minutes (README, "An
  * agent that does the whole job"): the sandbox required, so the agent's own tools — interpreters, package
- * managers, the project's scripts — run inside it without questions; the network open to those commands (package
- * installs); backups of every file change kept outside the folder, with Undo.
+ * managers, the project's scripts — run inside it without questions; the package registries open to those commands
+ * (installs), nothing else; backups of every file change kept outside the folder, with Undo.
  *
  * One source: scripts/reference.ts renders it in the docs as VS Code user settings and as guarded-shell.json,
  * and the scripted-agent suite (test/integration/agentJob.test.ts) starts the real server with exactly this and
@@ -15,8 +15,10 @@ export const RECOMMENDED_SETUP = {
   isolation: 'required',
   // Inside the sandbox an allowlisted command runs without a card; file changes keep a copy (Undo).
   mode: 'auto',
-  // Package installs need it; `fetch` keeps commands offline (then installs fail and say so).
-  network: 'allow',
+  // Package installs reach the registries, and nothing else, through the proxy (docs/network.md); `fetch` keeps
+  // commands offline (then installs fail at once and say so).
+  network: 'domains',
+  domainPresets: ['npm', 'pypi'],
   allowCommands: [
     // reading and searching
     'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'find', 'sort', 'uniq', 'cut', 'tr', 'diff', 'file', 'stat', 'du',

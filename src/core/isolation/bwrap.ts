@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sandboxInit, type LinuxTools } from '../exec/launch/linuxChains';
 import type { ExecStage } from '../exec/types';
 import { proxyMounts, proxyPrefix } from '../network/sandboxWiring';
 import { isInside } from '../paths/confine';
@@ -25,6 +26,8 @@ export interface BwrapOptions {
   readonly prlimitPath?: string;
   /** Add --disable-userns (bubblewrap >= 0.8): nothing inside can create a user namespace of its own. */
   readonly disableUserns: boolean;
+  /** The sandbox's PID 1 and the command's loss of capabilities (the probe's; linuxChains.ts). */
+  readonly tools?: LinuxTools;
   /** How paths on disk are looked at; tests replace it. Returns the real path and its type, or undefined. */
   readonly lookup?: (p: string) => PathInfo | undefined;
   /** Finds nested `.git` and protected-glob paths below the root; tests replace it. */
@@ -146,6 +149,9 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
     // Without it a server running as root hands the command every capability inside its user namespace, and the
     // command can umount the tmpfs hiding HOME and remount / read-write (verified with bubblewrap 0.8).
     '--cap-drop', 'ALL',
+    // No bwrap init: PID 1 is sandboxInit()'s (src/core/exec/launch/linuxChains.ts), which keeps this one
+    // capability while the command it forks has none, so the command cannot trace it or clear its death signal.
+    '--as-pid-1', '--cap-add', 'CAP_SETPCAP',
     ...(c.network === 'allow' ? ['--share-net'] : []),
     '--ro-bind', '/', '/',
     '--dev', '/dev', // null, zero, random, tty, pts, shm only: no disks, no /dev/kmsg
@@ -172,9 +178,11 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
   return args;
 }
 
+const DEFAULT_TOOLS: LinuxTools = { unshare: '/usr/bin/unshare', setpriv: '/usr/bin/setpriv', timeout: '/usr/bin/timeout' };
+
 export function createBwrapSandbox(opts: BwrapOptions): Sandbox {
   return {
     kind: 'bwrap',
-    wrap: (stage, ctx) => ({ file: opts.bwrapPath, args: bwrapArgs(stage, ctx, opts) }),
+    wrap: (stage, ctx) => ({ file: opts.bwrapPath, args: bwrapArgs(sandboxInit(stage, opts.tools ?? DEFAULT_TOOLS), ctx, opts) }),
   };
 }

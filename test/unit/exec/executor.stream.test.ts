@@ -5,7 +5,7 @@ import { sh, stage, survivors, tagged } from './helpers';
 
 /**
  * What a background run needs of the executor (src/core/background): output handed over chunk by chunk while the
- * command runs, and input that arrives while it runs. Real processes; both launch paths (executor.stream.zygote).
+ * command runs, and input that arrives while it runs. Real processes; every launcher path (test/conformance).
  */
 const executor = createExecutor({ concurrency: 4 });
 afterAll(() => executor.shutdown());

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { describeWith } from '../helpers/needs';
+import { describeWith, skipWithout } from '../helpers/needs';
 import { killAll, sleep } from '../helpers/procs';
 import { httpClient, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { waitFor } from '../helpers/waitFor';
@@ -238,6 +238,23 @@ describeWith('python3')('background commands without a sandbox', () => {
     expect(structured(fetched).body, text(fetched)).toBe('hello from the workspace\n');
     await client.callTool({ name: 'shell_background', arguments: { id: 'b1', stop: true } });
     expect(pidsWith(`http.server\0${port}`)).toEqual([]);
-    await sleep(0);
+  });
+
+  it('a SIGKILL of the server leaves no background process behind without a sandbox either (the launcher\'s namespace)', async (ctx) => {
+    skipWithout(ctx, 'namespaces'); // the plain launcher says it cannot promise this
+    const seconds = `${uniquePort()}.5`;
+    const server = await startServer(['--cwd', ws, '--auth', TOKEN, '--quiet', '--mode', 'auto', '--isolation', 'none', '--allow', 'sleep']);
+    servers.push(server);
+    const client = await httpClient(server.url);
+    clients.push(client);
+    const r = await client.callTool({ name: 'shell_execute', arguments: { command: ['sleep', seconds], background: true } });
+    expect(structured(r).outcome, text(r)).toBe('started');
+    await waitFor('the sleep to run', () => pidsWith(`sleep\0${seconds}`).length > 0);
+    await server.stop('SIGKILL');
+    try {
+      await waitFor('the background sleep to end with the server', () => pidsWith(`sleep\0${seconds}`).length === 0, 10_000);
+    } finally {
+      killAll(pidsWith(`sleep\0${seconds}`));
+    }
   });
 });

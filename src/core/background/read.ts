@@ -2,7 +2,8 @@ import { ToolError } from '../errors';
 import { isDenialCode } from '../files/types';
 import { bytesText, headAndTail } from '../output/budget';
 import { pageAt } from '../output/page';
-import { problemOf, runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
+import { problemOf, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
+import { checkRange, guardedRead } from '../output/read';
 import type { BackgroundRun, RunInfo, WaitResult } from './run';
 import type { BackgroundRuns } from './runs';
 import { endText } from './text';
@@ -49,53 +50,40 @@ export function readRun(
   deps: GuardedDeps, call: GuardedCall, bg: { readonly runs: BackgroundRuns; readonly session: string }, input: RunReadInput,
 ): Promise<RunReadResult> {
   let audited: Record<string, unknown> = {};
-  return runGuarded<RunReadResult>(deps, call, {
-    event: 'output_audit',
+  return guardedRead<RunReadResult>(deps, call, input.id, {
     audited: () => audited,
     failed: (e) => problemOf(e, isDenialCode, 'background.read'),
-    refused: (d) => ({ outcome: 'denied', message: d.message, denial: d }),
-    plan: (policy) => ({
-      // Reading output is looking, like any read: no mode asks about it.
-      actions: ['read'],
-      checks: [],
-      what: 'this read',
-      subject: { output_id: input.id },
-      request: () => {
-        throw new Error('reads are never asked');
-      },
-      execute: async () => {
-        const run = bg.runs.get(bg.session, input.id);
-        if (!run) throw new ToolError('PATH_NOT_FOUND', `"${input.id}" is not a background command of this session: it may have ended and been read to its end (then it is forgotten), or been pushed out by newer ones. shell_background {} lists this session's.`, 'background.unknown');
-        checkInput(input);
-        const budget = policy.outputBudgetBytes;
-        let waited: WaitResult | undefined;
-        // At most as long as a command may run: the call keeps the client's request open meanwhile.
-        const waitSeconds = Math.min(input.wait ?? 0, policy.maxTimeoutSeconds);
-        if (input.offset === undefined && waitSeconds > 0) waited = await run.waitFor(input.until, waitSeconds * 1000, call.signal);
-        const r = input.offset !== undefined ? pageRead(run, input.offset, input.length, budget) : newRead(run, budget);
-        audited = { offset: r.from, bytes: r.bytes, total: run.log.total, ...(r.dropped && { dropped: r.dropped }) };
-        const parts = [r.where];
-        if (waited !== undefined) parts.push(waitText(waited, input.until, waitSeconds, run.id));
-        if (run.end) {
-          run.endReported = true;
-          parts.push(endText(run.id, run.end));
-        } else {
-          parts.push(`${run.id} is running (${Math.round(run.info().elapsedMs / 1000)} s)`);
-        }
-        // Forgotten once it ended and a read showed the rest whole; an answer with a gap keeps it for reads by offset.
-        const collected = !r.cut && input.offset === undefined && bg.runs.collectIfDone(run);
-        if (collected) parts.push(`all of its output was read: ${run.id} is forgotten`);
-        else if (!run.end || run.cursor < run.log.total) parts.push(`next: readOutput {"id":"${run.id}"}`);
-        else parts.push(`its output stays readable by offset until a newer background command needs the place or the session ends`);
-        return { outcome: 'ok', text: r.text, message: `[${parts.join('; ')}]`, run: run.info() };
-      },
-    }),
+    execute: async (policy) => {
+      const run = bg.runs.get(bg.session, input.id);
+      if (!run) throw new ToolError('PATH_NOT_FOUND', `"${input.id}" is not a background command of this session: it may have ended and been read to its end (then it is forgotten), or been pushed out by newer ones. shell_background {} lists this session's.`, 'background.unknown');
+      checkInput(input);
+      const budget = policy.outputBudgetBytes;
+      let waited: WaitResult | undefined;
+      // At most as long as a command may run: the call keeps the client's request open meanwhile.
+      const waitSeconds = Math.min(input.wait ?? 0, policy.maxTimeoutSeconds);
+      if (input.offset === undefined && waitSeconds > 0) waited = await run.waitFor(input.until, waitSeconds * 1000, call.signal);
+      const r = input.offset !== undefined ? pageRead(run, input.offset, input.length, budget) : newRead(run, budget);
+      audited = { offset: r.from, bytes: r.bytes, total: run.log.total, ...(r.dropped && { dropped: r.dropped }) };
+      const parts = [r.where];
+      if (waited !== undefined) parts.push(waitText(waited, input.until, waitSeconds, run.id));
+      if (run.end) {
+        run.endReported = true;
+        parts.push(endText(run.id, run.end));
+      } else {
+        parts.push(`${run.id} is running (${Math.round(run.info().elapsedMs / 1000)} s)`);
+      }
+      // Forgotten once it ended and a read showed the rest whole; an answer with a gap keeps it for reads by offset.
+      const collected = !r.cut && input.offset === undefined && bg.runs.collectIfDone(run);
+      if (collected) parts.push(`all of its output was read: ${run.id} is forgotten`);
+      else if (!run.end || run.cursor < run.log.total) parts.push(`next: readOutput {"id":"${run.id}"}`);
+      else parts.push(`its output stays readable by offset until a newer background command needs the place or the session ends`);
+      return { outcome: 'ok', text: r.text, message: `[${parts.join('; ')}]`, run: run.info() };
+    },
   });
 }
 
 function checkInput(input: RunReadInput): void {
-  if (input.offset !== undefined && (!Number.isInteger(input.offset) || input.offset < 0)) throw new ToolError('BAD_REQUEST', `offset must be a byte position ≥ 0, got ${input.offset}.`, 'output.offset');
-  if (input.length !== undefined && (!Number.isInteger(input.length) || input.length < 1)) throw new ToolError('BAD_REQUEST', `length must be a whole number of bytes ≥ 1, got ${input.length}.`, 'output.length');
+  checkRange(input.offset, input.length);
   if (input.wait !== undefined && !(input.wait >= 0)) throw new ToolError('BAD_REQUEST', `wait must be seconds ≥ 0, got ${input.wait}.`, 'background.wait');
   if (input.until !== undefined && input.until.length > MAX_UNTIL) throw new ToolError('BAD_REQUEST', `until may be at most ${MAX_UNTIL} characters.`, 'background.until');
 }

@@ -41,6 +41,8 @@ export class PortPublisher {
   private readonly waiting = new Map<string, Waiting>();
   private portsAsked: Array<(ports: number[]) => void> = [];
   private closed = false;
+  /** Connections that have not said what they are yet (a command flooding its socket is held to MAX_PENDING). */
+  private unnamed = 0;
 
   private constructor(
     private readonly server: net.Server,
@@ -108,7 +110,13 @@ export class PortPublisher {
 
   /** The first line says what a connection is: the control connection (once), or the answer to an OPEN. */
   private accept(s: net.Socket): void {
-    if (this.closed) return void s.destroy();
+    if (this.closed || this.unnamed >= MAX_PENDING) return void s.destroy();
+    this.unnamed++;
+    let named = false;
+    const name = () => {
+      if (!named) this.unnamed--;
+      named = true;
+    };
     let head = Buffer.alloc(0);
     const giveUp = setTimeout(() => s.destroy(), OPEN_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
@@ -121,6 +129,7 @@ export class PortPublisher {
       s.off('data', onData);
       s.pause();
       clearTimeout(giveUp);
+      name();
       const line = head.subarray(0, nl).toString('latin1');
       const rest = head.subarray(nl + 1);
       if (line === 'CTL' && !this.ctl) return this.control(s, rest);
@@ -135,7 +144,10 @@ export class PortPublisher {
     };
     s.on('data', onData);
     s.on('error', () => s.destroy());
-    s.on('close', () => clearTimeout(giveUp));
+    s.on('close', () => {
+      clearTimeout(giveUp);
+      name();
+    });
   }
 
   private control(s: net.Socket, rest: Buffer): void {

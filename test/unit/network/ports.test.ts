@@ -34,7 +34,7 @@ function lines(s: net.Socket, on: (line: string) => void): void {
 }
 
 /** A background command's bridge, as bridge.pl behaves: ports it claims, connections back to `target`. */
-function fakeBridge(publish: string, ports: readonly number[], target: number, say = (s: net.Socket, token: string) => s.write(`DATA ${token}\n`)): net.Socket {
+function fakeBridge(publish: string, ports: readonly number[], target: number, say: (s: net.Socket, token: string) => unknown = (s, token) => s.write(`DATA ${token}\n`)): net.Socket {
   const ctl = net.connect(publish, () => ctl.write('CTL\n'));
   lines(ctl, (line) => {
     if (line === 'PORTS') ctl.write(`PORTS${ports.map((p) => ` ${p}`).join('')}\n`);

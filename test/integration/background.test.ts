@@ -172,6 +172,27 @@ describeWith('bubblewrap', 'python3')('background commands in the sandbox', () =
     }
   });
 
+  it('its end is audited under its start\'s request id, with the hosts it tried through the egress proxy', async () => {
+    const log = path.join(os.tmpdir(), `gs-bg-audit-${process.pid}-${Date.now()}.jsonl`);
+    try {
+      const { client } = await serve('--auditlog', log);
+      const script = 'import urllib.request\ntry:\n    urllib.request.urlopen("http://nowhere.example/", timeout=5)\nexcept Exception as e:\n    print("refused:", e)\n';
+      await client.callTool({ name: 'shell_execute', arguments: { command: ['python3', '-c', script], background: true } });
+      const r = await client.callTool({ name: 'readOutput', arguments: { id: 'b1', wait: 20 } });
+      expect(texts(r).at(-1)).toMatch(/b1 exited with status 0/);
+      const records = await waitFor('the end in the audit log', () => {
+        const all = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>) : [];
+        return all.some((x) => x.background_state === 'ended') && all;
+      });
+      const start = records.find((x) => x.background_state === 'started')!;
+      const end = records.find((x) => x.background_state === 'ended')!;
+      expect(end).toMatchObject({ request_id: start.request_id, background: 'b1', result_type: 'success', return_code: 0 });
+      expect(end.network_hosts).toEqual([expect.objectContaining({ host: 'nowhere.example', port: 80, allowed: false })]);
+    } finally {
+      fs.rmSync(log, { force: true });
+    }
+  });
+
   it('a run ends at its lifetime, and says so', async () => {
     const { client } = await serve();
     const start = await client.callTool({ name: 'shell_execute', arguments: { command: ['sleep', '60'], background: true, timeout: 1 } });

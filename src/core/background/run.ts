@@ -3,6 +3,7 @@ import { ToolError } from '../errors';
 import type { CommandRequest } from '../commands/decide';
 import type { ExecOutcome } from '../exec/types';
 import type { PortPublisher } from '../network/ports';
+import type { NetworkRecord } from '../network/record';
 import { OutputLog } from './log';
 
 /**
@@ -22,6 +23,10 @@ export interface RunEnd {
   readonly stoppedBy?: StoppedBy;
   /** Why it could not start or failed (outcome error). */
   readonly error?: string;
+  /** The hosts it tried through its egress proxy (network: domains, fetch or deny in a sandbox). */
+  readonly network?: NetworkRecord;
+  /** What the sandbox had to undo after it (a new root .git), for the audit. */
+  readonly isolationNote?: string;
 }
 
 /** What a run is, as the panel and the agent's list see it (no output beyond the last lines). */

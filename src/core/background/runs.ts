@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit';
+import { auditedAttempts } from '../network/record';
 import { ToolError } from '../errors';
 import type { Policy } from '../policy';
 import { BackgroundRun, type RunIdentity, type RunInfo, type StoppedBy } from './run';
@@ -184,6 +185,7 @@ export class BackgroundRuns {
       event: 'shell_execution_audit', tool: run.identity.tool, request_id: run.identity.requestId, background: run.id, background_state: 'ended',
       result_type: resultTypeOf(end.outcome), return_code: end.exitCode, signal: end.signal, duration: end.durationMs / 1000,
       output_bytes: run.log.total, ...(end.stoppedBy && { stopped_by: end.stoppedBy }), ...(end.error && { error_type: end.error }),
+      ...(end.network && auditedAttempts(end.network)), ...(end.isolationNote && { isolation_note: end.isolationNote }),
     });
     this.changed();
   }

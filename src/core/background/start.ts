@@ -1,7 +1,8 @@
 import type { CommandRequest } from '../commands/decide';
 import type { ExecResult, ExecSpec, Executor } from '../exec/types';
 import type { Policy } from '../policy';
-import type { BackgroundRun } from './run';
+import type { NetworkRecord } from '../network/record';
+import type { BackgroundRun, RunEnd } from './run';
 import type { BackgroundRuns } from './runs';
 
 /**
@@ -51,8 +52,13 @@ export async function whenStarted<R extends { readonly outcome: string }>(
   return undefined;
 }
 
-/** The fields of a run's end from the executor's result (or a failure of the pipeline after the start). */
-export function endOf(r: Pick<ExecResult, 'outcome' | 'exitCode' | 'signal' | 'durationMs' | 'error'> | undefined, e?: unknown) {
-  if (!r) return { outcome: 'error' as const, exitCode: null, signal: null, durationMs: 0, error: (e as Error)?.message ?? String(e) };
-  return { outcome: r.outcome, exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs, ...(r.error && { error: r.error }) };
+/** The fields of a run's end from the command's result (or a failure of the pipeline after the start). */
+export function endOf(
+  r: (Pick<ExecResult, 'outcome' | 'exitCode' | 'signal' | 'durationMs' | 'error'> & { readonly network?: NetworkRecord }) | undefined, e?: unknown, isolationNote?: string,
+): Omit<RunEnd, 'stoppedBy'> {
+  if (!r) return { outcome: 'error', exitCode: null, signal: null, durationMs: 0, error: (e as Error)?.message ?? String(e) };
+  return {
+    outcome: r.outcome, exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs, ...(r.error && { error: r.error }),
+    ...(r.network && { network: r.network }), ...(isolationNote && { isolationNote }),
+  };
 }

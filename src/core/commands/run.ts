@@ -317,7 +317,7 @@ async function startBackground(
   const runCall: CallContext = { tool: call.tool, requestId: call.requestId, signal: run.signal, ...(call.client && { client: call.client }) };
   const task = execute(deps, runCall, request, key, plan, env, policy, isolation, gated, note, developer, { executor: bg.executor, ...runSpec(run, lifetime, started) }, run);
   // Once started, only the executor's outcomes can come back (a refusal or a proxy failure happens before any start).
-  const early = await whenStarted(task, onStart, (r, e) => run.finish(endOf(r as (CommandResult & { outcome: ExecOutcome }) | undefined, e)));
+  const early = await whenStarted(task, onStart, (r, e) => run.finish(endOf(r as (CommandResult & { outcome: ExecOutcome }) | undefined, e, note.undone)));
   if (early) {
     // Nothing started: the result says why, and the run is not kept.
     bg.runs.discard(run);

@@ -2,6 +2,7 @@ import { ToolError } from '../errors';
 import { isDenialCode } from '../files/types';
 import { bytesText, headAndTail } from '../output/budget';
 import { pageAt } from '../output/page';
+import type { ExecProgress } from '../exec/types';
 import { problemOf, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
 import { checkRange, guardedRead } from '../output/read';
 import type { BackgroundRun, RunInfo, WaitResult } from './run';
@@ -47,7 +48,7 @@ const LINE_SNAP = 1024;
 const MAX_UNTIL = 1000;
 
 export function readRun(
-  deps: GuardedDeps, call: GuardedCall, bg: { readonly runs: BackgroundRuns; readonly session: string }, input: RunReadInput,
+  deps: GuardedDeps, call: GuardedCall & { readonly onProgress?: (p: ExecProgress) => void }, bg: { readonly runs: BackgroundRuns; readonly session: string }, input: RunReadInput,
 ): Promise<RunReadResult> {
   let audited: Record<string, unknown> = {};
   return guardedRead<RunReadResult>(deps, call, input.id, {
@@ -61,7 +62,17 @@ export function readRun(
       let waited: WaitResult | undefined;
       // At most as long as a command may run: the call keeps the client's request open meanwhile.
       const waitSeconds = Math.min(input.wait ?? 0, policy.maxTimeoutSeconds);
-      if (input.offset === undefined && waitSeconds > 0) waited = await run.waitFor(input.until, waitSeconds * 1000, call.signal);
+      if (input.offset === undefined && waitSeconds > 0) {
+        // Progress while it waits (a client that resets its timeout on progress then waits as long as asked).
+        const t0 = performance.now();
+        const report = call.onProgress;
+        const ticker = report && setInterval(() => report({ elapsedMs: Math.round(performance.now() - t0), stdoutBytes: run.log.total, stderrBytes: 0 }), 1000);
+        try {
+          waited = await run.waitFor(input.until, waitSeconds * 1000, call.signal);
+        } finally {
+          if (ticker) clearInterval(ticker);
+        }
+      }
       const r = input.offset !== undefined ? pageRead(run, input.offset, input.length, budget) : newRead(run, budget);
       audited = { offset: r.from, bytes: r.bytes, total: run.log.total, ...(r.dropped && { dropped: r.dropped }) };
       const parts = [r.where];

@@ -195,10 +195,13 @@ describeWith('bubblewrap', 'python3')('background commands in the sandbox', () =
 
   it('a run ends at its lifetime, and says so', async () => {
     const { client } = await serve();
-    const start = await client.callTool({ name: 'shell_execute', arguments: { command: ['sleep', '60'], background: true, timeout: 1 } });
-    expect(structured(start).background.lifetimeSeconds).toBe(1);
-    const r = await client.callTool({ name: 'readOutput', arguments: { id: 'b1', wait: 20 } });
-    expect(texts(r).at(-1)).toMatch(/b1 was stopped at the end of its lifetime \(background\.maxSeconds\) after 1\.\d s/);
+    const start = await client.callTool({ name: 'shell_execute', arguments: { command: ['sleep', '60'], background: true, timeout: 3 } });
+    expect(structured(start).background.lifetimeSeconds).toBe(3);
+    // The wait reports progress (a client that resets its timeout on progress waits as long as it asked).
+    let progress = 0;
+    const r = await client.callTool({ name: 'readOutput', arguments: { id: 'b1', wait: 20 } }, undefined, { onprogress: () => void progress++ });
+    expect(texts(r).at(-1)).toMatch(/b1 was stopped at the end of its lifetime \(background\.maxSeconds\) after 3\.\d s/);
+    expect(progress).toBeGreaterThanOrEqual(1);
   });
 
   it('a flood of output keeps the latest bytes within the log\'s size, counts what was dropped, and answers within the budget', async () => {

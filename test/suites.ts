@@ -29,6 +29,8 @@ export const LONG_FILES: readonly string[] = [
   'test/integration/windowProcess.ipc.test.ts',
   'test/integration/undo.ipc.test.ts',
   'test/unit/extension/ipcServer.test.ts',
+  // The scripted agent: three projects fixed end to end, in two configurations, through real servers.
+  'test/integration/agentJob.test.ts',
   // Start-up cost and packaging: the code cache across restarts, npm pack and a global install.
   'test/integration/compileCache.test.ts',
   'test/packaging/tarball.test.ts',

@@ -10,6 +10,7 @@ import { agentResults } from './sections/agentResults';
 import { bundles } from './sections/bundles';
 import { coldStart } from './sections/coldStart';
 import { isolation } from './sections/isolation';
+import { ports } from './sections/ports';
 import { kill } from './sections/kill';
 import { largeOutput } from './sections/largeOutput';
 import { launchers } from './sections/launchers';
@@ -74,6 +75,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     await run('profile', () => profile(REPO, n));
     // Opt-in (--only=toolpath): the in-process tool path, for working on the server's own per-call work.
     if (only?.includes('toolpath')) await run('toolpath', () => toolPath(quick ? 500 : 3000));
+    // Opt-in (--only=ports): the port bridge of background commands (bubblewrap and python3).
+    if (only?.includes('ports')) await run('ports', () => ports(quick ? 2 : 5, quick ? 50 : 200));
   } finally {
     cleanupWorkspaces();
   }

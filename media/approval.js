@@ -247,6 +247,7 @@
       box.append(p);
     }
     box.append(facts);
+    if (cmd.background) box.append(renderBackgroundNote(cmd.background));
     if (cmd.stdinLines) {
       const pre = el('pre', { className: 'stdin', attrs: { 'aria-label': 'First lines of stdin' } });
       cmd.stdinLines.forEach((/** @type {string} */ line, /** @type {number} */ i) => {
@@ -258,6 +259,110 @@
     }
     return box;
   }
+
+  /** What a background start (or input to a running one) means, said before the decision. @param {any} b */
+  function renderBackgroundNote(b) {
+    const p = el('p', { className: 'notice background-note', attrs: { role: 'note' } });
+    if (b.inputTo) {
+      p.append(el('strong', { text: 'Input for ' + b.inputTo + ': ' }), 'the running background command reads the stdin below. It is judged as this command started with that input.');
+      return p;
+    }
+    const life = typeof b.lifetimeSeconds === 'number' ? formatSeconds(b.lifetimeSeconds) : 'its lifetime';
+    p.append(el('strong', { text: 'Runs in the background: ' }), 'it goes on after this call, until it exits, you or the agent stop it, its session ends, or ' + life + ' pass.');
+    if (b.openInput) p.append(' Its input stays open: what the agent sends it later is judged again (and asked about where your mode asks).');
+    return p;
+  }
+
+  function formatSeconds(/** @type {number} */ s) {
+    if (s < 120) return Math.round(s) + ' s';
+    if (s < 7200) return Math.round(s / 60) + ' min';
+    return (s / 3600).toFixed(s % 3600 ? 1 : 0) + ' h';
+  }
+
+  // ------------------------------------------------------------------------------------- background commands
+
+  /** One row per running background command, keyed by folder and id, updated in place (a Stop being clicked stays). */
+  const bgRows = new Map();
+  let bgAt = Date.now();
+
+  /** @param {any[]} runs  BackgroundView (src/shared/webviewProtocol.ts) */
+  function renderBackground(runs) {
+    bgAt = Date.now();
+    const list = $('background-list');
+    const keep = new Set();
+    for (const r of runs) {
+      const key = r.folderKey + '\n' + r.id;
+      keep.add(key);
+      let row = bgRows.get(key);
+      if (!row) {
+        row = bgRow(r);
+        bgRows.set(key, row);
+        list.append(row.li);
+        announce('Running in the background: ' + r.id + ' ' + argvText(r.stages) + '.');
+      }
+      row.run = r;
+      row.lines.replaceChildren();
+      row.lines.classList.toggle('empty', r.lastLines.length === 0);
+      if (r.lastLines.length === 0) row.lines.textContent = '(no output yet)';
+      r.lastLines.forEach((/** @type {string} */ line, /** @type {number} */ i) => {
+        if (i) row.lines.append('\n');
+        appendVisible(row.lines, line);
+      });
+      row.ports.textContent = Array.isArray(r.ports) && r.ports.length ? 'listening on ' + r.ports.join(', ') : '';
+    }
+    for (const [key, row] of bgRows) {
+      if (keep.has(key)) continue;
+      row.li.remove();
+      bgRows.delete(key);
+    }
+    $('background').hidden = runs.length === 0;
+    $('background-title').textContent = 'Running in the background (' + runs.length + ')';
+    tickBackground();
+  }
+
+  const argvText = (/** @type {string[][]} */ stages) => stages.map((s) => s.map(quoted).join(' ')).join(' | ');
+
+  /** @param {any} r */
+  function bgRow(r) {
+    const elapsed = el('span', { className: 'since bg-elapsed' });
+    const ports = el('span', { className: 'since bg-ports' });
+    const lines = el('pre', { className: 'bg-lines', attrs: { 'aria-label': 'Last lines of output of ' + r.id } });
+    const stop = el('button', { className: 'danger', text: 'Stop', attrs: { type: 'button', 'aria-label': 'Stop ' + r.id + ': ' + argvText(r.stages) }, dataset: { stop: r.id } });
+    stop.addEventListener('click', () => {
+      stop.setAttribute('disabled', '');
+      stop.textContent = 'Stopping…';
+      post({ type: 'stopBackground', folderKey: r.folderKey, id: r.id });
+      announce('Stopping ' + r.id + '.');
+    });
+    const none = r.isolation === 'none';
+    const facts = el('dl', { className: 'facts' },
+      el('dt', { text: 'Directory' }), el('dd', null, r.cwd === '.' ? 'workspace root' : ltr(r.cwd, 'path').node),
+      el('dt', { text: 'Isolation' }), el('dd', { className: none ? 'warning' : 'ok', text: none ? '⚠ none: runs with your own permissions' : r.isolation }),
+    );
+    if (r.inputOpen) facts.append(el('dt', { text: 'Input' }), el('dd', { text: 'open: the agent may send more' }));
+    const li = el('li', { className: 'bg-run', attrs: { 'aria-label': r.id + ' in ' + r.folder + ': ' + argvText(r.stages) }, dataset: { id: r.id } },
+      el('header', { className: 'card-head' },
+        el('h3', { text: r.id }),
+        el('span', { className: 'folder', text: r.folder, attrs: { title: 'Workspace folder' } }),
+        elapsed,
+        ports,
+      ),
+      el('p', { className: 'bg-argv' }, ltr(argvText(r.stages), 'path').node),
+      facts,
+      lines,
+      el('div', { className: 'buttons' }, stop),
+    );
+    return { li, elapsed, ports, lines, stop, run: r };
+  }
+
+  /** Elapsed times count on between the host's updates. */
+  function tickBackground() {
+    for (const row of bgRows.values()) {
+      const s = Math.round((row.run.elapsedMs + Date.now() - bgAt) / 1000);
+      row.elapsed.textContent = 'running ' + (s < 60 ? s + ' s' : Math.floor(s / 60) + ' min ' + (s % 60) + ' s');
+    }
+  }
+  setInterval(tickBackground, 1000);
 
   /** @param {any} ch @param {string} id */
   function renderChange(ch, id) {
@@ -659,6 +764,9 @@
         break;
       case 'focusTab':
         selectTab(m.tab === 'history' ? 'history' : 'pending', true);
+        break;
+      case 'background':
+        if (Array.isArray(m.runs)) renderBackground(m.runs);
         break;
       case 'ruleRejected': {
         // The host kept the card (it is shown again by the 'show' before this): say why, where the rule is typed.

@@ -10,6 +10,7 @@
     ['failed', 'Failed'],
     ['denied', 'Denied'],
     ['approved', 'Approved (not finished)'],
+    ['running', 'Running (background)'],
     ['timeout', 'Timed out'],
     ['canceled', 'Cancelled'],
     ['output_limit', 'Output limit'],
@@ -18,6 +19,8 @@
   ];
   const OUTCOME_TEXT = Object.fromEntries(OUTCOMES);
   OUTCOME_TEXT.approved = 'Approved';
+  OUTCOME_TEXT.running = 'Running';
+  const STOPPED_BY = { agent: 'stopped by the agent', person: 'stopped by you', lifetime: 'stopped at its lifetime', session: 'stopped: its session ended', server: 'stopped with the server' };
   const KIND_TEXT = { session: 'this session', timed: '15 minutes', always: 'always (user settings)' };
 
   /** @type {any} */ let ui;
@@ -90,6 +93,8 @@
       ...entries.map((/** @type {any} */ e) => {
         const when = new Date(e.time);
         const outcome = el('td', { className: 'outcome ' + e.outcome, text: OUTCOME_TEXT[e.outcome] || e.outcome });
+        // A background command: its id, and who ended it when it did not end by itself.
+        if (e.background) outcome.append(el('div', { className: 'why', text: e.background + (e.stoppedBy ? ', ' + (STOPPED_BY[/** @type {keyof typeof STOPPED_BY} */ (e.stoppedBy)] || e.stoppedBy) : '') }));
         if (e.reason) outcome.setAttribute('title', e.reason);
         return el('tr', { dataset: { outcome: e.outcome, id: e.requestId } },
           el('td', null, el('time', { text: when.toLocaleTimeString(), attrs: { datetime: e.time, title: when.toLocaleString() } })),

@@ -70,7 +70,7 @@ export function tables(): Record<string, string> {
     network: table(['`network`', 'the fetch tool reaches', 'commands in a sandbox reach', 'commands without a sandbox reach'], NETWORKS.map((n) => [
       code(n), FETCH_REACH[NETWORK_TABLE[n].fetch], SANDBOXED_REACH[NETWORK_TABLE[n].sandboxedCommands], UNSANDBOXED_TEXT(n),
     ])),
-    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(TOOL_ACTIONS[t.name])])),
+    tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(TOOL_ACTIONS[t.name], t.name)])),
     ...hardeningTables(),
     'recommended-vscode': fence('jsonc', recommendedVscodeSettings()),
     'recommended-config': fence('json', recommendedConfigFile()),
@@ -123,9 +123,11 @@ function readOnlyColumn(hints: ToolHints): string {
   return modes.length === MODES.length ? 'yes' : modes.length ? `in mode ${modes.map(code).join(', ')}` : 'no';
 }
 
-function notOfferedWhen(actions: readonly string[]): string {
+function notOfferedWhen(actions: readonly string[], name: string): string {
   const modes = MODES.filter((m) => actions.some((a) => MODE_TABLE[m][a as keyof (typeof MODE_TABLE)[typeof m]] === 'deny')).map(code);
-  return [...(modes.length ? [`mode ${modes.join(', ')}`] : []), ...(actions.includes('egress') ? ['`network: deny`'] : []), 'named in `disableTools`'].join('; ');
+  // shell_background: also when background commands are turned off (src/core/offers.ts notOffered).
+  const off = name === 'shell_background' ? ['`background.maxRuns` 0'] : [];
+  return [...(modes.length ? [`mode ${modes.join(', ')}`] : []), ...(actions.includes('egress') ? ['`network: deny`'] : []), ...off, 'named in `disableTools`'].join('; ');
 }
 
 const marker = (name: string) => [`<!-- generated:${name} -->`, `<!-- /generated:${name} -->`] as const;

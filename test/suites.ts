@@ -31,6 +31,9 @@ export const LONG_FILES: readonly string[] = [
   'test/unit/extension/ipcServer.test.ts',
   // The scripted agent: three projects fixed end to end, in two configurations, through real servers.
   'test/integration/agentJob.test.ts',
+  // Background commands end to end: a real server per case (a dev server in the sandbox and its port bridge, a
+  // watcher read for six seconds, a flood of starts, SIGKILLs of the server), about 40 s.
+  'test/integration/background.test.ts',
   // Start-up cost and packaging: the code cache across restarts, npm pack and a global install.
   'test/integration/compileCache.test.ts',
   'test/packaging/tarball.test.ts',

@@ -1,6 +1,6 @@
 import { SETTING_IDS, SETTINGS, type CliFlag, type SettingId, type SettingsLayer } from '../core/config/registry';
 import { ENVIRONMENT_VARIABLES } from '../core/config/environment';
-import { checkValue, list, scalarKind } from '../core/config/settings';
+import { checkValue, list, listItemKind, scalarKind } from '../core/config/settings';
 import { PolicyError } from '../core/policy';
 
 /**
@@ -73,7 +73,9 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
       const values = inline !== undefined ? [inline] : [];
       while (inline === undefined && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) values.push(argv[++i]!);
       if (values.length === 0 || values.some((v) => v === '')) throw new FlagError(`${name} needs at least one value (${flag.arg})`);
-      value = [...((layer[flag.id] as string[] | undefined) ?? []), ...values];
+      const kind = listItemKind(flag.id);
+      const items = kind === 'string' ? values : values.map((v) => numberText(v, name, kind));
+      value = [...((layer[flag.id] as unknown[] | undefined) ?? []), ...items];
     } else if (flag.commaList) {
       value = list(next());
     } else {
@@ -92,6 +94,10 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
 function fromText(id: SettingId, text: string, name: string): unknown {
   const kind = scalarKind(id);
   if (kind !== 'number' && kind !== 'integer') return text;
+  return numberText(text, name, kind);
+}
+
+function numberText(text: string, name: string, kind: 'number' | 'integer'): number {
   if (!/^\s*[0-9.]+\s*$/.test(text) || !Number.isFinite(Number(text))) throw new FlagError(`${name}: expected a ${kind === 'integer' ? 'whole' : 'positive'} number, got "${text}"`);
   return Number(text);
 }

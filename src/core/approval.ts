@@ -20,6 +20,12 @@ export interface ApprovalCommand {
   readonly notListed?: readonly number[];
   /** Per stage that runs any code given to it (an interpreter, a workspace program …): one plain sentence. */
   readonly runsAnyCode?: readonly { readonly stage: number; readonly note: string }[];
+  /**
+   * A background start (it runs on after the call, for at most `lifetimeSeconds`; `openInput`: the agent may send it
+   * input later, each input judged again), or input sent to a running background command (`inputTo`: its id; the
+   * input is `stdinPreview`).
+   */
+  readonly background?: { readonly lifetimeSeconds?: number; readonly openInput?: boolean; readonly inputTo?: string };
 }
 
 /** A host not on the domain list; its card's "always" adds `host` to the allowed domains (user settings). */

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'TOOL_DISABLED'
   | 'NETWORK_DENIED' // fetch to a forbidden address
   | 'IO_ERROR'
+  | 'LIMIT_REACHED' // a bound on what a session or folder holds (background commands at their cap)
   | 'EXEC_ERROR'; // the process could not be started
 
 export class ToolError extends Error {

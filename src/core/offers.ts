@@ -29,23 +29,30 @@ export const TOOL_ACTIONS: Readonly<Record<ToolName, readonly Action[]>> = {
   replaceInFile: ['fileChange'],
   fetch: ['egress'],
   readOutput: ['read'],
+  shell_background: ['readOnlyCommand'],
 };
 
+type OfferPolicy = Pick<Policy, 'disableTools' | 'mode' | 'network' | 'backgroundMaxRuns'>;
+
 /** Why a tool is not offered under a policy, or undefined when it is. */
-export function notOffered(name: ToolName, policy: Pick<Policy, 'disableTools' | 'mode' | 'network'>): string | undefined {
+export function notOffered(name: ToolName, policy: OfferPolicy): string | undefined {
   if (disabledTools(policy.disableTools).has(name)) return 'disabled by disableTools';
   if (neverAllowed(policy.mode, policy.network, TOOL_ACTIONS[name])) return 'never allowed by the current mode or network setting';
+  if (name === 'shell_background' && policy.backgroundMaxRuns === 0) return 'background commands are turned off (background.maxRuns 0)';
   return undefined;
 }
 
-export const offers = (policy: Pick<Policy, 'disableTools' | 'mode' | 'network'>, name: ToolName): boolean => notOffered(name, policy) === undefined;
+/** Whether background commands can be used whole: started (shell_execute), read (readOutput) and stopped (shell_background). */
+export const backgroundOffered = (policy: OfferPolicy): boolean => offers(policy, 'shell_execute') && offers(policy, 'shell_background') && offers(policy, 'readOutput');
+
+export const offers = (policy: OfferPolicy, name: ToolName): boolean => notOffered(name, policy) === undefined;
 
 /** The first of `names` the policy offers. */
-export function firstOffered(policy: Pick<Policy, 'disableTools' | 'mode' | 'network'>, names: readonly ToolName[]): ToolName | undefined {
+export function firstOffered(policy: OfferPolicy, names: readonly ToolName[]): ToolName | undefined {
   return names.find((n) => offers(policy, n));
 }
 
-export const offeredTools = (policy: Pick<Policy, 'disableTools' | 'mode' | 'network'>): ToolName[] => TOOL_NAMES.filter((n) => offers(policy, n));
+export const offeredTools = (policy: OfferPolicy): ToolName[] => TOOL_NAMES.filter((n) => offers(policy, n));
 
 const unrunnable = new WeakMap<Policy, readonly UnrunnableEntry[]>();
 const unrunnableSandboxed = new WeakMap<Policy, readonly UnrunnableEntry[]>();

@@ -147,6 +147,7 @@ function withClient(request: ApprovalRequest, client: CallingClient | undefined)
 function resultType(r: GuardedResult): ResultType {
   switch (r.outcome) {
     case 'ok': return 'success';
+    case 'started': return 'success'; // a background run: its end is recorded under the same request id
     case 'denied': return 'rejected';
     case 'error': return 'process_error';
     default: return r.outcome as ResultType;

@@ -56,6 +56,7 @@ type PolicyId = { [K in SettingId]: Entry<K>['target'] extends 'policy' ? (Entry
 export interface FetchPolicy {
   readonly allowLoopback: Setting<'fetchAllowLoopback'>;
   readonly allowPrivate: Setting<'fetchAllowPrivate'>;
+  readonly loopbackPorts: Setting<'fetchLoopbackPorts'>;
   readonly timeoutSeconds: Setting<'fetchTimeoutSeconds'>;
   readonly maxBytes: Setting<'fetchMaxBytes'>;
   readonly maxRedirects: Setting<'fetchMaxRedirects'>;

@@ -5,7 +5,7 @@
  */
 export const TOOL_NAMES = [
   'shell_execute', 'shell_readonly', 'cmdshell', 'readFile', 'listFiles', 'writeFile', 'copyFile', 'moveRenameFile',
-  'deleteFile', 'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch', 'readOutput',
+  'deleteFile', 'mkdir', 'rmdir', 'editFile', 'applyPatch', 'replaceInFile', 'fetch', 'readOutput', 'shell_background',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -15,13 +15,14 @@ export type ToolName = (typeof TOOL_NAMES)[number];
  * its kind:
  * - `writeFile` (creates, replaces or removes files) also disables copyFile, moveRenameFile, deleteFile, mkdir, rmdir;
  * - `editFile` (changes a file in place) also disables replaceInFile;
- * - `shell_execute` (mcp-shell-server's one command tool) also disables shell_readonly: a configuration that turns
- *   it off expects no command tool of that shape at all.
+ * - `shell_execute` (mcp-shell-server's one command tool) also disables shell_readonly and shell_background (which
+ *   controls what shell_execute started in the background): a configuration that turns it off expects no command
+ *   tool of that shape at all.
  * cmdshellmcp's own example (`["writeFile", "editFile", "applyPatch"]`) therefore leaves no change tool enabled. Each
  * newer tool can still be disabled on its own.
  */
 export const TOOL_COVERS: Readonly<Partial<Record<ToolName, readonly ToolName[]>>> = {
-  shell_execute: ['shell_readonly'],
+  shell_execute: ['shell_readonly', 'shell_background'],
   writeFile: ['copyFile', 'moveRenameFile', 'deleteFile', 'mkdir', 'rmdir'],
   editFile: ['replaceInFile'],
 };

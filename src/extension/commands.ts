@@ -58,7 +58,7 @@ async function showStatus(manager: ServerManager, log: vscode.LogOutputChannel):
     if (s.ready) {
       const st = await s.status().catch(() => undefined);
       lines.push(`  MCP endpoint: ${s.ready.url}`, `  Mode: ${st?.mode ?? s.ready.mode}`, `  Isolation: ${st?.isolation ?? s.ready.isolation}`);
-      if (st) lines.push(`  Commands running: ${st.activeCommands}, queued: ${st.queuedCommands}, approvals waiting: ${st.pendingApprovals}`);
+      if (st) lines.push(`  Commands running: ${st.activeCommands}, queued: ${st.queuedCommands}, in the background: ${st.backgroundCommands}, approvals waiting: ${st.pendingApprovals}`);
       if (st?.settingsError) lines.push(`  Settings not applied: ${st.settingsError}`);
       if (s.ready.warning) lines.push(`  Warning: ${s.ready.warning}`);
       lines.push(`  Server process: ${s.ready.pid}, version ${s.ready.version}`);

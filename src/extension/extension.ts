@@ -8,6 +8,7 @@ import { SECTION } from './settings';
 import { createStatusBar } from './statusBar';
 import { createTestApi, type GuardedShellTestApi } from './testApi';
 import { revokeByName, undoByName } from './sameName';
+import type { BackgroundView } from '../shared/webviewProtocol';
 
 /**
  * Activation: one server process for the window, serving every trusted workspace folder (each with its own endpoint,
@@ -34,6 +35,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
     folders: () => serverList?.all.map((s) => s.name) ?? [],
     // Shown until dismissed once, on this machine (not per workspace: it is about VS Code's own setting).
     notice: { dismissed: () => context.globalState.get(DOUBLE_PROMPT_NOTICE) === true, dismiss: () => context.globalState.update(DOUBLE_PROMPT_NOTICE, true) },
+    stopBackground: (folderKey, id) =>
+      serverList?.all.find((s) => s.id === folderKey)?.stopBackground(id) ?? Promise.resolve({ stopped: false, message: 'That folder is no longer served.' }),
   });
   const approvals = new ApprovalQueue(panel);
   manager = new ServerManager({
@@ -53,6 +56,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
   context.subscriptions.push(registerCommands(servers, approvals, log));
   const statusBar = createStatusBar(servers, approvals, COMMANDS.showStatus);
   context.subscriptions.push(statusBar);
+  // The panel lists every folder's background commands, as their servers report them.
+  context.subscriptions.push(servers.onDidChange(() => panel.setBackground(backgroundViews(servers))));
 
   if (mcpApiAvailable()) {
     context.subscriptions.push(registerMcpProvider(servers));
@@ -89,6 +94,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Guarde
 
   // Tests (and only tests/development) get a handle on the servers: it holds the bearer tokens.
   return context.extensionMode === vscode.ExtensionMode.Production ? undefined : createTestApi(servers, statusBar.item, panel, activatedAt);
+}
+
+function backgroundViews(servers: ServerManager): BackgroundView[] {
+  return servers.all.flatMap((s) =>
+    s.background.map((r) => ({
+      folder: s.name, folderKey: s.id, id: r.id, stages: r.stages, cwd: r.cwd, isolation: r.isolation, startedAt: r.startedAt, elapsedMs: r.elapsedMs,
+      lastLines: r.lastLines, inputOpen: r.inputOpen, ...(r.ports?.length && { ports: r.ports }),
+    })),
+  );
 }
 
 export async function deactivate(): Promise<void> {

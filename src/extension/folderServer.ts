@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeIgnored } from '../core/config/vscodeSettings';
+import type { RunInfo } from '../core/background/run';
 import {
-  REVOKE, SETTINGS, STATUS, UNDO,
+  REVOKE, SETTINGS, STATUS, STOP_BACKGROUND, UNDO,
   type FolderInit, type PolicyParams, type ReadyParams, type RevokeParams, type RevokeResult, type SettingsParams, type StatusParams, type StatusResult,
-  type UndoParams, type UndoResult,
+  type StopBackgroundParams, type StopBackgroundResult, type UndoParams, type UndoResult,
 } from '../shared/protocol';
 import { readFolderSettings } from './settings';
 import type { WindowProcess } from './windowProcess';
@@ -23,6 +24,8 @@ export class FolderServer implements vscode.Disposable {
   startError: string | undefined;
   /** Bumped on every READY: the MCP definition's version. */
   generation = 0;
+  /** Its background commands running now, as the server last said (the panel's list, the status bar's count). */
+  background: readonly RunInfo[] = [];
   private lastIgnored = '';
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when the state, the endpoint or the mode changes. */
@@ -73,14 +76,21 @@ export class FolderServer implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** The process is (re)starting or stopped: the old port and token die with it. */
+  onBackground(runs: readonly RunInfo[]): void {
+    this.background = runs;
+    this.changed.fire();
+  }
+
+  /** The process is (re)starting or stopped: the old port and token die with it, and every command it ran. */
   onProcess(state: 'starting' | 'stopped'): void {
     this.ready = undefined;
+    this.background = [];
     if (state === 'starting' || this.state !== 'failed') this.setState(state);
   }
 
   fail(message: string): void {
     this.ready = undefined;
+    this.background = [];
     this.startError = message;
     this.log.error(`[${this.name}] ${message}`);
     this.setState('failed');
@@ -103,6 +113,12 @@ export class FolderServer implements vscode.Disposable {
   async undo(requestId: string): Promise<UndoResult> {
     if (!this.process.running) return { outcome: 'failed', message: `The server of "${this.name}" is not running.`, files: [] };
     return this.process.request<UndoResult>(UNDO, { folderId: this.id, requestId } satisfies UndoParams);
+  }
+
+  /** A person stops one of this folder's background commands (its whole process tree). */
+  async stopBackground(id: string): Promise<StopBackgroundResult> {
+    if (!this.process.running) return { stopped: false, message: `The server of "${this.name}" is not running.` };
+    return this.process.request<StopBackgroundResult>(STOP_BACKGROUND, { folderId: this.id, id } satisfies StopBackgroundParams);
   }
 
   async status(): Promise<StatusResult | undefined> {

@@ -2,8 +2,8 @@ import * as vscode from 'vscode';
 import { LanguageClient, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { AuditRecord } from '../core/audit';
 import {
-  ADD_FOLDER, APPROVE, AUDIT, POLICY, READY, REMOVE_FOLDER, START_FAILED,
-  type AddFolderParams, type ApproveParams, type ApproveResult, type AuditParams, type InitializationOptions, type PolicyParams, type ReadyParams,
+  ADD_FOLDER, APPROVE, AUDIT, BACKGROUND, POLICY, READY, REMOVE_FOLDER, START_FAILED,
+  type AddFolderParams, type ApproveParams, type ApproveResult, type AuditParams, type BackgroundParams, type InitializationOptions, type PolicyParams, type ReadyParams,
   type RemoveFolderParams, type RemoveFolderResult, type StartFailedParams,
 } from '../shared/protocol';
 import { formatAudit } from './auditFormat';
@@ -94,6 +94,7 @@ export class WindowProcess {
     });
     client.onNotification(POLICY, (p: PolicyParams) => this.folder(p.folderId)?.onPolicy(p));
     client.onNotification(START_FAILED, (p: StartFailedParams) => this.folder(p.folderId)?.fail(p.message));
+    client.onNotification(BACKGROUND, (p: BackgroundParams) => this.folder(p.folderId)?.onBackground(Array.isArray(p.runs) ? p.runs : []));
     client.onNotification(AUDIT, (p: AuditParams) => {
       const name = this.names.get(p.folderId) ?? p.folderId;
       this.deps.log.info(`[audit ${name}] ${formatAudit(p.record)}`);

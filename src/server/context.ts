@@ -9,6 +9,8 @@ import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
 import { Egress } from '../core/network/egress';
 import { SpillSpace } from '../core/output/spill';
+import { BackgroundRuns } from '../core/background/runs';
+import { createExecutor } from '../core/exec/executor';
 import type { Policy } from '../core/policy';
 
 /** Saved command rules the server keeps itself (standalone): listed, added and removed by a person. */
@@ -32,6 +34,13 @@ export class ServerContext {
   egress = new Egress();
   /** Output kept for readOutput, shared (and bounded) over every session; each session has its own ids. */
   readonly spill = new SpillSpace();
+  /** Background runs of this folder, every session's (each sees its own), bounded by the policy's caps. */
+  readonly background: BackgroundRuns;
+  /**
+   * The executor background runs start on: a dev server must not hold one of the foreground commands'
+   * concurrency slots for an hour. Its own gate only backs the caps up (BackgroundRuns decides, with clear errors).
+   */
+  readonly backgroundExecutor = createExecutor({ concurrency: 64, maxQueued: 0 });
   private readonly policyListeners = new Set<(p: Policy) => void>();
   /** Recomputes the isolation when the policy changes (mode readOnly makes the sandbox's workspace read-only). */
   isolationFor?: (policy: Policy) => IsolationState;
@@ -66,6 +75,7 @@ export class ServerContext {
     readonly version: string,
   ) {
     this.currentPolicy = policy;
+    this.background = new BackgroundRuns(audit);
   }
 
   /** Every remembered approval, commands' and hosts' alike, as the panels list and revoke them. */
@@ -108,8 +118,8 @@ export class ServerContext {
     return { policy: () => this.currentPolicy, approver, audit: this.audit, backups: () => this.backups };
   }
 
-  /** The dependencies of the command pipeline, with the approver chosen for one session. */
-  commandDeps(approver: () => Approver): CommandDeps {
+  /** The dependencies of the command pipeline, with the approver chosen for one session (and its key, for its background runs). */
+  commandDeps(approver: () => Approver, session?: string): CommandDeps {
     return {
       policy: () => this.currentPolicy,
       executor: this.executor,
@@ -124,6 +134,7 @@ export class ServerContext {
       developer: () => developerContext(this.surroundingsFor(this.currentPolicy), this.currentPolicy.root, this.parentEnv),
       egress: this.egress,
       hostMemory: this.hostMemory,
+      ...(session !== undefined && { background: { runs: this.background, executor: this.backgroundExecutor, session } }),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Approver } from '../core/approval';
 import { ACTIONS, modeAnswer } from '../core/modes';
-import { backupClause, commandToolOffered, editToolOffered, offers, readOnlyExamples } from '../core/offers';
+import { backgroundOffered, backupClause, commandToolOffered, editToolOffered, offers, readOnlyExamples } from '../core/offers';
 import type { ServerContext } from './context';
 import { registerTools } from './tools';
 
@@ -47,6 +47,8 @@ export function instructions(ctx: Pick<ServerContext, 'isolation' | 'policy'>): 
     `Results carry their output in structuredContent, at most ${p.outputBudgetBytes} bytes of it per answer (its first and last part)${offers(p, 'readOutput') ? '; readOutput reads all of a longer output in pages' : ''}.`,
     // The prompt-free way to look around (no client confirmation, no card in confirmChanges), when it is offered.
     ...(offers(p, 'shell_readonly') && examples.length ? [`To look around (${examples.join(', ')} …) prefer shell_readonly: it runs only read-only commands, and ${lookAround}.`] : []),
+    // Without this an agent blocks on a dev server until the timeout kills it.
+    ...(backgroundOffered(p) ? ['For a dev server or a watcher, shell_execute with background: true answers at once with an id: readOutput reads its output as it comes, shell_background stops it.'] : []),
     ...(ctx.isolation.warning ? [`Warning: ${ctx.isolation.warning}`] : []),
   ].join(' ');
 }

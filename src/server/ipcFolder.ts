@@ -6,13 +6,19 @@ import type { SettingId } from '../core/config/registry';
 import { VSCODE_SETTING_IDS } from '../core/config/vscodeSettings';
 import { modeLabel } from '../core/modes';
 import {
-  AUDIT, POLICY, READY, START_FAILED,
-  type ApproveParams, type ApproveResult, type AuditParams, type FolderInit, type PolicyParams, type ReadyParams, type StartFailedParams, type StatusResult, type UndoResult,
+  AUDIT, BACKGROUND, POLICY, READY, START_FAILED,
+  type ApproveParams, type ApproveResult, type AuditParams, type BackgroundParams, type FolderInit, type PolicyParams, type ReadyParams, type StartFailedParams,
+  type StatusResult, type StopBackgroundResult, type UndoResult,
 } from '../shared/protocol';
+import { publishedPorts } from '../core/background/network';
+import { endText } from '../core/background/text';
 import { undoChange, UNDO_TOOL } from '../core/files/undo';
 import { startStandalone, type StandaloneServer } from './standalone';
 import { unrunnableNote } from './tools/describe';
 import { isolationOutcomeOf } from '../core/isolationState';
+
+/** How often the panel's list asks the background commands' bridges which ports they listen on. */
+const PORTS_REFRESH_MS = 5000;
 
 /** Settings the extension may set: exactly the registry's VS Code settings. Transport, host, port and token are this process's choice, never pushed. */
 const PUSHABLE: readonly SettingId[] = VSCODE_SETTING_IDS;
@@ -44,6 +50,8 @@ export class IpcFolder {
   private stopped = false;
   /** Settings pushes are applied one after the other, in the order they were sent. */
   private settingsQueue: Promise<void> = Promise.resolve();
+  /** Stops telling the extension about this folder's background commands. */
+  private unwatchBackground: (() => void) | undefined;
 
   constructor(
     readonly init: FolderInit,
@@ -67,7 +75,26 @@ export class IpcFolder {
     await this.starting?.catch(() => {});
     const s = this.server;
     this.server = undefined;
+    await this.closeServer(s);
+  }
+
+  /** Closes a server of this folder (its background commands first); the panel then lists none of them. */
+  private async closeServer(s: StandaloneServer | undefined): Promise<void> {
+    this.unwatchBackground?.();
+    this.unwatchBackground = undefined;
     await s?.close();
+    if (s) this.host.notify(BACKGROUND, { folderId: this.id, runs: [] } satisfies BackgroundParams);
+  }
+
+  /** A person's Stop in the panel: the whole tree of one background command of this folder, whichever session started it. */
+  async stopBackground(id: string): Promise<StopBackgroundResult> {
+    const run = this.server?.ctx.background.byId(id);
+    if (!run || !run.running) return { stopped: false, message: `${id} is not running in "${this.init.folderName}".` };
+    run.stop('person');
+    await run.whenEnded();
+    const message = endText(run.id, run.end!);
+    this.log('info', message);
+    return { stopped: true, message };
   }
 
   /** Queues a settings push; the generation counts it once applied or rejected. */
@@ -108,6 +135,7 @@ export class IpcFolder {
       isolation: ctx?.isolation.kind ?? 'none',
       ...(ctx && (ctx.isolation.denial || ctx.isolation.warning) ? { warning: ctx.isolation.denial ?? ctx.isolation.warning } : {}),
       activeCommands: ctx?.executor.active ?? 0,
+      backgroundCommands: ctx?.background.counts().running ?? 0,
       queuedCommands: ctx?.executor.queued ?? 0,
       pendingApprovals: this.pendingApprovals,
       settingsGeneration: this.settingsGeneration,
@@ -157,6 +185,7 @@ export class IpcFolder {
         if (never) this.log('warn', never);
       });
       this.host.notify(READY, ready);
+      this.watchBackground(server);
     } catch (e) {
       const message = (e as Error).message;
       this.log('error', `could not start: ${message}`);
@@ -177,7 +206,7 @@ export class IpcFolder {
       this.log('info', 'the audit log path changed: restarting this folder to reopen it');
       const old = this.server;
       this.server = undefined;
-      await old.close();
+      await this.closeServer(old);
       if (!this.stopped) await this.start();
       return;
     }
@@ -195,6 +224,37 @@ export class IpcFolder {
     if (never) this.log('warn', never);
     const warning = isolation.denial ?? isolation.warning;
     this.host.notify(POLICY, { folderId: this.id, mode, isolation: isolation.kind, ...(warning && { warning }) } satisfies PolicyParams);
+  }
+
+  /** Tells the extension which background commands run (the panel's list, the status bar's count), with their ports. */
+  private watchBackground(server: StandaloneServer): void {
+    const runs = server.ctx.background;
+    let sending = false;
+    let again = false;
+    let portsAt = 0;
+    let counted = 0;
+    const send = async () => {
+      if (sending) return void (again = true);
+      sending = true;
+      try {
+        // Their ports, for the panel: asked of their bridges when one started or ended, else every few seconds
+        // (not at every burst of output).
+        const running = runs.counts().running;
+        if (running !== counted || Date.now() - portsAt > PORTS_REFRESH_MS) {
+          counted = running;
+          portsAt = Date.now();
+          await publishedPorts(runs);
+        }
+      } finally {
+        sending = false;
+      }
+      if (this.server === server) this.host.notify(BACKGROUND, { folderId: this.id, runs: runs.running() } satisfies BackgroundParams);
+      if (again) {
+        again = false;
+        void send();
+      }
+    };
+    this.unwatchBackground = runs.onChange(() => void send());
   }
 
   private forwardAudit(): AuditSink {

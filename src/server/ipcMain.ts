@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { createConnection, ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import {
-  ADD_FOLDER, APPROVE, REMOVE_FOLDER, REVOKE, SETTINGS, STATUS, UNDO,
+  ADD_FOLDER, APPROVE, REMOVE_FOLDER, REVOKE, SETTINGS, STATUS, STOP_BACKGROUND, UNDO,
   type AddFolderParams, type ApproveResult, type FolderInit, type FolderRef, type InitializationOptions, type RemoveFolderResult,
-  type RevokeParams, type RevokeResult, type SettingsParams, type StatusResult, type UndoParams, type UndoResult,
+  type RevokeParams, type RevokeResult, type SettingsParams, type StatusResult, type StopBackgroundParams, type StopBackgroundResult, type UndoParams, type UndoResult,
 } from '../shared/protocol';
 import { IpcFolder, type IpcFolderHost } from './ipcFolder';
 
@@ -142,6 +142,14 @@ connection.onRequest(UNDO, async (params: UndoParams): Promise<UndoResult> => {
   if (!folder) return { outcome: 'failed', message: `This process does not serve the folder ${String(params?.folderId)}.`, files: [] };
   if (!requestId) return { outcome: 'failed', message: 'No change was named.', files: [] };
   return folder.undo(requestId);
+});
+
+connection.onRequest(STOP_BACKGROUND, async (params: StopBackgroundParams): Promise<StopBackgroundResult> => {
+  const folder = folderOf(params);
+  const id = typeof params?.id === 'string' ? params.id : '';
+  if (!folder) return { stopped: false, message: `This process does not serve the folder ${String(params?.folderId)}.` };
+  if (!/^b\d+$/.test(id)) return { stopped: false, message: 'No background command was named.' };
+  return folder.stopBackground(id);
 });
 
 connection.onRequest(STATUS, (params: FolderRef): StatusResult | ResponseError => {

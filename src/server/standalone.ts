@@ -128,7 +128,9 @@ export async function startStandalone(
     close: () =>
       (closing ??= (async () => {
         closed = true;
-        await executor.shutdown();
+        // Background runs first (each is told it was the server that stopped it), then anything still running.
+        await ctx.background.close('server');
+        await Promise.all([executor.shutdown(), ctx.backgroundExecutor.shutdown()]);
         ctx.egress.dispose();
         await closeTransport().catch(() => {});
         await web?.close().catch(() => {});

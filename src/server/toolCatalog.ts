@@ -51,7 +51,10 @@ function toolJsonSchemas(def: ToolDef): JsonSchemas {
   let j = jsonSchemas.get(def);
   if (!j) {
     const { input } = toolSchemas(def);
-    j = { inputJson: deepFreeze(toJsonSchemaCompat(input, { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'] };
+    // Without "$schema": 52 bytes per tool in every tools/list. The schemas use only keywords that read the same in
+    // draft-07 (what the SDK names) and in JSON Schema 2020-12 (MCP's dialect when none is named).
+    const { $schema: _dialect, ...json } = toJsonSchemaCompat(input, { strictUnions: true, pipeStrategy: 'input' }) as Record<string, unknown>;
+    j = { inputJson: deepFreeze(json) as Tool['inputSchema'] };
     jsonSchemas.set(def, j);
   }
   return j;
@@ -68,7 +71,7 @@ export function toolDescription(def: ToolDef, policy: Policy): string {
 
 /**
  * Replaces the SDK's tools/list handler of one session with one that answers from the cached JSON Schemas. The
- * answer is the SDK's own shape (test/integration/toolCatalog.test.ts compares the two); which tools are listed
+ * answer is the SDK's own shape less the schemas' `$schema` (test/integration/toolCatalog.test.ts compares the two); which tools are listed
  * and their descriptions are read from the session's registered tools at each request, so enable()/disable()/
  * update() on a policy change show at once.
  */

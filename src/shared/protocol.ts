@@ -1,4 +1,5 @@
 import type { ApprovalDecision, ApprovalRequest } from '../core/approval';
+import type { RunInfo } from '../core/background/run';
 import type { AuditRecord } from '../core/audit';
 import type { SettingsLayer } from '../core/config/settings';
 
@@ -131,6 +132,8 @@ export interface StatusResult {
   readonly warning?: string;
   /** Commands running and waiting for a slot right now. */
   readonly activeCommands: number;
+  /** Background commands running right now (besides activeCommands). */
+  readonly backgroundCommands: number;
   readonly queuedCommands: number;
   /** Approvals the server is waiting for. */
   readonly pendingApprovals: number;
@@ -154,4 +157,24 @@ export interface UndoResult {
   readonly files: readonly string[];
   /** The rule behind a denial or failure (`undo.no-backup`: this folder keeps no such change). */
   readonly rule?: string;
+}
+
+/**
+ * server → extension notification: the background commands of one folder that are running now (every session's),
+ * sent when one starts, ends or writes output (at most about twice a second), and when the folder stops (none).
+ */
+export const BACKGROUND = 'guardedShell/background';
+export interface BackgroundParams extends FolderRef {
+  readonly runs: readonly RunInfo[];
+}
+
+/** extension → server request: a person stops a background command of this folder (the approval panel's Stop). */
+export const STOP_BACKGROUND = 'guardedShell/stopBackground';
+export interface StopBackgroundParams extends FolderRef {
+  readonly id: string;
+}
+export interface StopBackgroundResult {
+  /** False when the folder has no such command running (it ended meanwhile). */
+  readonly stopped: boolean;
+  readonly message: string;
 }

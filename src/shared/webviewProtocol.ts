@@ -40,6 +40,26 @@ export interface CommandCard {
   readonly notListed?: readonly number[];
   /** Stages that run any code given to them, each with one plain sentence saying so and where. */
   readonly runsAnyCode?: readonly { readonly stage: number; readonly note: string }[];
+  /** A background start (how long it may run, whether input stays open), or input for a running one (its id). */
+  readonly background?: { readonly lifetimeSeconds?: number; readonly openInput?: boolean; readonly inputTo?: string };
+}
+
+/** A background command as the panel lists it: one of a folder's, running now (src/core/background/run.ts RunInfo). */
+export interface BackgroundView {
+  /** The folder's display name, and its key (two folders may share a name; Stop names the key). */
+  readonly folder: string;
+  readonly folderKey: string;
+  readonly id: string;
+  readonly stages: readonly (readonly string[])[];
+  readonly cwd: string;
+  readonly isolation: string;
+  /** Epoch ms when it started, and how long it had run when the server last said. */
+  readonly startedAt: number;
+  readonly elapsedMs: number;
+  readonly ports?: readonly number[];
+  /** Its last lines of output (stdout and stderr together). */
+  readonly lastLines: readonly string[];
+  readonly inputOpen: boolean;
 }
 
 export interface ChangeCardData {
@@ -77,7 +97,8 @@ export interface Card {
   readonly rules?: readonly string[];
 }
 
-export type HistoryOutcome = 'success' | 'failed' | 'denied' | 'timeout' | 'canceled' | 'output_limit' | 'error' | 'approved' | 'withdrawn';
+/** `running`: a background command that started and has not ended yet. */
+export type HistoryOutcome = 'success' | 'failed' | 'denied' | 'timeout' | 'canceled' | 'output_limit' | 'error' | 'approved' | 'withdrawn' | 'running';
 
 export interface HistoryEntry {
   readonly requestId: string;
@@ -101,6 +122,9 @@ export interface HistoryEntry {
   readonly canUndo?: boolean;
   /** The hosts a command tried through the egress proxy (network: domains, fetch, deny in a sandbox). */
   readonly hosts?: readonly HistoryHost[];
+  /** A background command (its id), or a stop of or input to one; with who stopped it, once it ended early. */
+  readonly background?: string;
+  readonly stoppedBy?: string;
 }
 
 /** One host of a command's record (src/core/network/record.ts), as the history shows it (no rule, no reason). */
@@ -141,7 +165,9 @@ export type HostToWebview =
   /** Brings a tab to the front (the "show pending approvals" command). */
   | { readonly type: 'focusTab'; readonly tab: 'pending' | 'history' }
   /** "Always allow" with a rule the host cannot save for that card (it stays pending): why. */
-  | { readonly type: 'ruleRejected'; readonly id: string; readonly why: string };
+  | { readonly type: 'ruleRejected'; readonly id: string; readonly why: string }
+  /** Every folder's background commands running now (the whole list; an empty one hides the section). */
+  | { readonly type: 'background'; readonly runs: readonly BackgroundView[] };
 
 // ---------------------------------------------------------------------------------------------------------------
 // webview -> host
@@ -161,7 +187,9 @@ export type WebviewToHost =
   /** Undoes a history entry's change (by request id): a new change on the server's pipeline, which may ask in turn. */
   | { readonly type: 'undo'; readonly id: string }
   /** "Got it" on the double-prompt explanation: the host remembers it and never shows it again. */
-  | { readonly type: 'dismissNotice' };
+  | { readonly type: 'dismissNotice' }
+  /** Stop a background command the host listed (its folder's key and id); the host stops only one it lists. */
+  | { readonly type: 'stopBackground'; readonly folderKey: string; readonly id: string };
 
 /** What one batch approval may cover: commands, or file changes; never both, never a fetch. */
 export type BatchKind = 'commands' | 'changes';
@@ -210,6 +238,8 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
       return { type: 'approveAll', kind: o.kind as BatchKind, ids: o.ids as string[] };
     case 'undo':
       return str(o.id, MAX_ID_LENGTH) ? { type: 'undo', id: o.id } : undefined;
+    case 'stopBackground':
+      return str(o.folderKey, MAX_KEY_LENGTH) && typeof o.id === 'string' && /^b\d{1,9}$/.test(o.id) ? { type: 'stopBackground', folderKey: o.folderKey, id: o.id } : undefined;
     case 'revoke':
       // "Always" rules are the user's, for every folder: listed (and revoked) with no folder.
       if (!(str(o.folder, 1000) || (o.folder === '' && o.kind === 'always')) || !str(o.key, MAX_KEY_LENGTH) || !KINDS.includes(o.kind as RememberedKind)) return undefined;

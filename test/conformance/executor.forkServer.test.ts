@@ -5,3 +5,4 @@ import '../unit/exec/executor.basic.test';
 import '../unit/exec/executor.kill.test';
 import '../unit/exec/executor.concurrency.test';
 import '../unit/exec/redirects.test';
+import '../unit/exec/executor.stream.test';

@@ -82,7 +82,7 @@ describe('results over HTTP', () => {
     const list = await c.listTools();
     const json = JSON.stringify(list);
     console.log(`tools/list: ${json.length} bytes for ${list.tools.length} tools`);
-    expect(list.tools.length).toBe(16);
+    expect(list.tools.length).toBe(17);
     expect(json.length).toBeLessThanOrEqual(10 * 1024);
     expect(json).not.toMatch(/"type":\[/);
     for (const t of list.tools) expect(t.outputSchema).toBeUndefined();
@@ -230,7 +230,7 @@ describe('drop-in for both origin projects', () => {
       const c = await httpClient(s.url);
       try {
         const names = (await c.listTools()).tools.map((t) => t.name).sort();
-        expect(names).toEqual(['cmdshell', 'fetch', 'listFiles', 'readFile', 'readOutput', 'shell_execute', 'shell_readonly']);
+        expect(names).toEqual(['cmdshell', 'fetch', 'listFiles', 'readFile', 'readOutput', 'shell_background', 'shell_execute', 'shell_readonly']);
         const del = await c.callTool({ name: 'deleteFile', arguments: { file: 'cmdshellmcp.json' } });
         expect(del.isError).toBe(true);
         expect(text(del)).toMatch(/Tool deleteFile disabled/);

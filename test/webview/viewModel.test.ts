@@ -25,6 +25,13 @@ describe('cards from approval requests', () => {
     expect(c).toMatchObject({ id: '1', folder: 'ws', since: 5, rule: 'mode.confirm' });
   });
 
+  it('a background start says how long it may run and whether its input stays open; an input names its command', () => {
+    const start = toCard({ ...cmd('1', [['npm', 'run', 'dev']]), command: { stages: [['npm', 'run', 'dev']], cwd: '.', isolation: 'bwrap', background: { lifetimeSeconds: 3600, openInput: true } } }, 'ws', 5);
+    expect(start.command!.background).toEqual({ lifetimeSeconds: 3600, openInput: true });
+    const input = toCard({ ...cmd('2', [['cat']]), command: { stages: [['cat']], cwd: '.', isolation: 'bwrap', stdinPreview: 'hello', background: { inputTo: 'b1' } } }, 'ws', 5);
+    expect(input.command).toMatchObject({ background: { inputTo: 'b1' }, stdinLines: ['hello'] });
+  });
+
   it('offers only "once" for a file change (the server remembers nothing for changes)', () => {
     const r: ApprovalRequest = { id: 'e', tool: 'writeFile', rule: 'r', reason: '', key: 'writeFile a', change: { kind: 'write', files: ['a'], diff: unifiedDiff('a', 'x\n', 'y\n'), proposed: 'y\n', original: 'x\n' } };
     const c = toCard(r, 'ws', 0);
@@ -103,6 +110,13 @@ describe('messages from the page', () => {
     expect(parseWebviewMessage({ type: 'approveAll', kind: 'fetch', ids: ['a'] })).toBeUndefined();
     expect(parseWebviewMessage('decide')).toBeUndefined();
     expect(parseWebviewMessage({ type: 'eval', code: '1' })).toBeUndefined();
+  });
+
+  it('a Stop names a background command by folder key and an id of its form, nothing else', () => {
+    expect(parseWebviewMessage({ type: 'stopBackground', folderKey: 'file:///w', id: 'b12' })).toEqual({ type: 'stopBackground', folderKey: 'file:///w', id: 'b12' });
+    for (const bad of [{ id: 'b1' }, { folderKey: 'k', id: 'o1' }, { folderKey: 'k', id: 'b1; rm' }, { folderKey: '', id: 'b1' }, { folderKey: 'k', id: 1 }]) {
+      expect(parseWebviewMessage({ type: 'stopBackground', ...bad })).toBeUndefined();
+    }
   });
 });
 
@@ -188,6 +202,25 @@ describe('history', () => {
       { host: 'evil.test', port: 443, allowed: false, methods: ['CONNECT'], requests: 1, bytesSent: 0, bytesReceived: 0 },
     ]);
     expect(card).toMatchObject({ requestId: 'h1', summary: 'other.test:443 ← npm install', decidedBy: 'user', option: 'always' });
+  });
+
+  it('shows a background command running from its start until its end under the same request id, and who stopped it', () => {
+    const sink = memorySink();
+    const audit = new AuditLog([sink]);
+    const argv = ['python3', '-m', 'http.server'];
+    audit.record({ event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'r1', result_type: 'success', argv, background: 'b1', background_state: 'started' });
+    const h = new HistoryStore();
+    h.addAudit(sink.records[0]!, 'ws');
+    expect(h.list()[0]).toMatchObject({ requestId: 'r1', outcome: 'running', background: 'b1', summary: '"python3" "-m" "http.server"' });
+    audit.record({ event: 'shell_execution_audit', tool: 'shell_background', request_id: 'r2', result_type: 'success', argv, background: 'b1', background_state: 'stop' });
+    audit.record({ event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'r1', result_type: 'canceled', background: 'b1', background_state: 'ended', return_code: null, duration: 12.5, stopped_by: 'agent' });
+    audit.record({ event: 'shell_execution_audit', tool: 'shell_background', request_id: 'r3', result_type: 'success', background: 'list' });
+    for (const r of sink.records.slice(1)) h.addAudit(r, 'ws');
+    const [list, end, stop] = [h.list().find((e) => e.requestId === 'r3')!, h.list().find((e) => e.requestId === 'r1')!, h.list().find((e) => e.requestId === 'r2')!];
+    expect(end).toMatchObject({ outcome: 'canceled', background: 'b1', stoppedBy: 'agent', durationMs: 12500, summary: '"python3" "-m" "http.server"' });
+    expect(stop).toMatchObject({ tool: 'shell_background', outcome: 'success', background: 'stop b1' });
+    expect(list).toMatchObject({ summary: 'list of background commands', outcome: 'success' });
+    expect(list.background).toBeUndefined();
   });
 
   it('keeps only the newest entries', () => {

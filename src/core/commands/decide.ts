@@ -39,6 +39,11 @@ export interface CommandRequest {
    * refused — never asked — with a message naming the tool to use instead.
    */
   readonly readOnlyOnly?: { readonly tool: string; readonly instead?: string };
+  /**
+   * Start it in the background (src/core/background): the call returns once it started, with a run id; `timeoutSeconds`
+   * is then its lifetime, capped by backgroundMaxSeconds. `openInput`: its stdin stays open for input sent later.
+   */
+  readonly background?: { readonly openInput: boolean };
 }
 
 export interface CommandDecision {

@@ -1,4 +1,8 @@
-import type { ApprovalOption, ApprovalRequest } from '../approval';
+import { randomUUID } from 'node:crypto';
+import type { ApprovalCommand, ApprovalOption, ApprovalRequest } from '../approval';
+import { openPortBridge, type PortBridge } from '../background/network';
+import type { BackgroundRun } from '../background/run';
+import { endOf, lifetimeMs, runSpec, whenStarted, type BackgroundDeps } from '../background/start';
 import type { ApprovalMemory } from '../approvalMemory';
 import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
@@ -7,7 +11,7 @@ import type { SettingsHost } from '../config/settingNames';
 import type { SandboxHint } from './sandboxHint';
 import { hintForCommand } from './sandboxHintFacts';
 import { platformLauncher, type Launcher } from '../exec/launch';
-import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
+import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecSpec, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
 import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../pipeline';
@@ -25,7 +29,8 @@ import { auditedAttempts, type NetworkRecord } from '../network/record';
 import { proxyEnv, type ProxyWiring } from '../network/sandboxWiring';
 import { hostDecider } from './hostApproval';
 
-export type CommandOutcome = ExecOutcome | 'denied';
+/** `started`: a background run started (it goes on; its end is audited under the same request id). */
+export type CommandOutcome = ExecOutcome | 'denied' | 'started';
 
 /** Moved beside the child-environment builder, which sets them (one source); named here for older imports. */
 export { NON_INTERACTIVE_ENV } from '../exec/env';
@@ -54,6 +59,8 @@ export interface CommandResult {
   readonly denial?: Denial;
   /** The hosts the command tried through the egress proxy (network: domains, fetch or deny in a sandbox). */
   readonly network?: NetworkRecord;
+  /** A background run that started: its id (readOutput, shell_background), its lifetime, whether its input is open. */
+  readonly background?: { readonly id: string; readonly lifetimeSeconds: number; readonly inputOpen: boolean };
 }
 
 export interface CommandDeps extends GuardedDeps {
@@ -74,7 +81,12 @@ export interface CommandDeps extends GuardedDeps {
   readonly egress?: Egress;
   /** Hosts a person allowed beyond one command (keyed by host name). */
   readonly hostMemory?: ApprovalMemory;
+  /** Where background runs start (absent: a request for one is refused). */
+  readonly background?: BackgroundDeps;
 }
+
+/** What a background run changes in the executor's spec (background/start.ts runSpec), and the executor it runs on. */
+type SpecOverrides = Partial<ExecSpec> & { readonly executor?: Executor };
 
 export interface CallContext extends GuardedCall {
   readonly onProgress?: (p: ExecProgress) => void;
@@ -85,8 +97,10 @@ export interface CallContext extends GuardedCall {
  * argument rules, sandbox, child environment) → the mode table → approval → execute (sandboxed) → audit. Every
  * command tool calls this and nothing else, so no tool has a private shortcut past the rules.
  */
-export function runCommand(request: CommandRequest, deps: CommandDeps, call: CallContext): Promise<CommandResult> {
+export function runCommand(request: CommandRequest, deps: CommandDeps, given: CallContext): Promise<CommandResult> {
   const isolation = deps.isolation();
+  // A background run's end is audited later under the same id as its start.
+  const call = { ...given, requestId: given.requestId ?? randomUUID() };
   let approvalMs = 0;
   const note: { undone?: string } = {}; // what the sandbox had to undo after the run, for the audit
   return runGuarded<CommandResult>(deps, call, {
@@ -102,6 +116,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             ...(r.error && { error_type: r.error }),
             ...(note.undone && { isolation_note: note.undone }),
             ...(r.network && auditedAttempts(r.network)),
+            ...(r.background && { background: r.background.id, background_state: 'started', lifetime: r.background.lifetimeSeconds, input_open: r.background.inputOpen }),
           },
     plan: (policy) => {
       // One developer context per call (HOME, toolchains, git identity), the same for the PATH lookup and the spawn.
@@ -115,6 +130,8 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
       });
       const checks = [...checked.checks];
       if (isolation.denial) checks.push(deny('ISOLATION_UNAVAILABLE', 'isolation.required', isolation.denial));
+      const room = request.background && backgroundRoom(deps, policy);
+      if (room) checks.push(room);
       let env: Record<string, string> | undefined;
       try {
         env = buildChildEnv({
@@ -134,10 +151,12 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
         what: `"${checked.key}"`,
         subject: auditSubject(request, checked, policy, isolation.kind),
         decisionSubject: { command: checked.key },
-        request: (verdict, id) => approvalRequest(id, call.tool, verdict, checked, request, isolation.kind),
+        request: (verdict, id) =>
+          approvalRequest(id, call.tool, verdict, checked, request, isolation.kind, request.background && { lifetimeSeconds: lifetimeMs(request, policy) / 1000, openInput: request.background.openInput }),
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
           if (gated.approvedBy) await rememberApproval(deps, checked, gated);
+          if (request.background) return startBackground(deps, call, request, checked.key, checked.plan!, env!, policy, isolation, gated, note, developer);
           return execute(deps, call, request, checked.key, checked.plan!, env!, policy, isolation, gated, note, developer);
         },
       };
@@ -148,9 +167,10 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
 async function execute(
   deps: CommandDeps, call: CallContext, request: CommandRequest, key: string, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
+  overrides?: SpecOverrides, publishFor?: BackgroundRun,
 ): Promise<CommandResult> {
   // The call's egress proxy, the only way out of its sandbox; closed (its tunnels cut, an open card withdrawn)
-  // once every process of the call is gone.
+  // once every process of the call is gone. With it, the folder's port bridge (background/network.ts).
   const ended = new AbortController();
   let proxy: ProxySession | undefined;
   if (isolation.proxy && deps.egress) {
@@ -167,16 +187,27 @@ async function execute(
       return denied({ code: 'ISOLATION_UNAVAILABLE', message: `The egress proxy could not start: ${(e as Error).message}`, rule: 'isolation.proxy-failed' }, isolation.kind, gated.waitedMs);
     }
   }
+  let ports: PortBridge | undefined;
+  if (proxy && deps.egress && deps.background) {
+    try {
+      ports = await openPortBridge(deps.background.runs, deps.egress, publishFor);
+    } catch (e) {
+      await proxy.close();
+      return denied({ code: 'ISOLATION_UNAVAILABLE', message: `The port bridge to the background commands could not start: ${(e as Error).message}`, rule: 'isolation.ports-failed' }, isolation.kind, gated.waitedMs);
+    }
+  }
   const onCancel = (): void => ended.abort();
   call.signal?.addEventListener('abort', onCancel, { once: true });
   try {
-    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl });
+    const wiring = proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl, ...ports?.wiring };
+    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, wiring, overrides);
     ended.abort();
     const record = await proxy?.close();
     return record && record.attempts.length ? { ...r, network: record } : r;
   } finally {
     ended.abort();
     call.signal?.removeEventListener('abort', onCancel);
+    ports?.close();
     await proxy?.close();
   }
 }
@@ -184,7 +215,7 @@ async function execute(
 async function executeWired(
   deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
-  proxy: ProxyWiring | undefined,
+  proxy: ProxyWiring | undefined, overrides: SpecOverrides = {},
 ): Promise<CommandResult> {
   const launcher = isolation.launcher ?? defaultLauncher();
   let stages: ExecStage[];
@@ -203,12 +234,14 @@ async function executeWired(
   // A stage whose program the PATH lookup did not find is not spawned: a lookup now could find a program that
   // was never judged. Reported as the executor reports a failed spawn.
   const missing = plan.programs.findIndex((p) => p === undefined);
-  const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await deps.executor.run({
+  const { executor = deps.executor, ...override } = overrides;
+  const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await executor.run({
     stages,
     launcher,
     cwd: plan.cwd.real,
     env,
-    ...(request.stdin !== undefined && { stdin: request.stdin }),
+    // Open input (a background run) carries the call's stdin text as its first input instead.
+    ...(request.stdin !== undefined && !override.input && { stdin: request.stdin }),
     ...(plan.stdinFile && { stdinFile: plan.stdinFile.real }),
     ...(plan.stdoutFile && { stdoutFile: { path: plan.stdoutFile.target.real, append: plan.stdoutFile.append } }),
     // Redirects are re-confined when opened, after the approval wait and the queue (issue 12).
@@ -218,6 +251,7 @@ async function executeWired(
     outputLimitAction: policy.outputLimitAction,
     ...(call.signal && { signal: call.signal }),
     ...(call.onProgress && { onProgress: call.onProgress }),
+    ...override,
   });
   const undone = finishWatch?.();
   if (undone) note.undone = undone;
@@ -244,6 +278,57 @@ async function executeWired(
     ...(warning && { warning }),
     ...(hint && { hint }),
     ...(result.error && { error: result.error }),
+  };
+}
+
+/** The plan's check for a background start: a refusal when there is no room under the caps (asked again when it starts). */
+function backgroundRoom(deps: CommandDeps, policy: Policy): Verdict | undefined {
+  if (!deps.background) return deny('BAD_REQUEST', 'background.unavailable', 'Background commands are not available on this connection.');
+  try {
+    deps.background.runs.checkRoom(deps.background.session, policy);
+    return undefined;
+  } catch (e) {
+    return deny(isToolError(e) ? e.code : 'LIMIT_REACHED', isToolError(e) && e.rule ? e.rule : 'background.cap', (e as Error).message);
+  }
+}
+
+/**
+ * A background start: the same execute (sandbox, egress proxy, executor) with the run's lifetime, signal, log and
+ * input, on the background executor. Answers once its processes started; the run goes on, and its end is
+ * recorded (runs.ts) when the executor reports it: every process gone, the proxy closed.
+ */
+async function startBackground(
+  deps: CommandDeps, call: CallContext & { requestId: string }, request: CommandRequest, key: string, plan: CommandPlan, env: Record<string, string>,
+  policy: Policy, isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
+): Promise<CommandResult> {
+  const bg = deps.background!;
+  let run;
+  try {
+    const place = bg.runs.reserve(bg.session, policy);
+    run = place.open({ requestId: call.requestId, tool: call.tool, request, stages: plan.parsed.stages, cwd: plan.cwd.relative, isolation: isolation.kind }, request.background?.openInput === true);
+  } catch (e) {
+    return denied({ code: isToolError(e) ? e.code : 'LIMIT_REACHED', message: (e as Error).message, rule: isToolError(e) && e.rule ? e.rule : 'background.cap' }, isolation.kind, gated.waitedMs);
+  }
+  if (run.input && request.stdin !== undefined) run.input.write(request.stdin);
+  const lifetime = lifetimeMs(request, policy);
+  let started!: () => void;
+  const onStart = new Promise<void>((resolve) => (started = resolve));
+  // The run's own signal, not the starting call's: the call ends now, the run does not. No progress reports either.
+  const runCall: CallContext = { tool: call.tool, requestId: call.requestId, signal: run.signal, ...(call.client && { client: call.client }) };
+  const task = execute(deps, runCall, request, key, plan, env, policy, isolation, gated, note, developer, { executor: bg.executor, ...runSpec(run, lifetime, started) }, run);
+  // Once started, only the executor's outcomes can come back (a refusal or a proxy failure happens before any start).
+  const early = await whenStarted(task, onStart, (r, e) => run.finish(endOf(r as (CommandResult & { outcome: ExecOutcome }) | undefined, e, note.undone)));
+  if (early) {
+    // Nothing started: the result says why, and the run is not kept.
+    bg.runs.discard(run);
+    return early;
+  }
+  return {
+    outcome: 'started', exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, stdoutBytes: 0, stderrBytes: 0,
+    durationMs: 0, queueMs: 0, approvalMs: gated.waitedMs, isolation: isolation.kind,
+    ...(gated.approvedBy && { approvedBy: gated.approvedBy }),
+    ...(isolation.warning && { warning: isolation.warning }),
+    background: { id: run.id, lifetimeSeconds: lifetime / 1000, inputOpen: run.input !== undefined },
   };
 }
 
@@ -317,7 +402,9 @@ function auditSubject(request: CommandRequest, checked: CheckedCommand, policy: 
   };
 }
 
-function approvalRequest(id: string, tool: string, v: Verdict & { kind: 'ask' }, checked: CheckedCommand, request: CommandRequest, isolation: string): ApprovalRequest {
+export function approvalRequest(
+  id: string, tool: string, v: Verdict & { kind: 'ask' }, checked: CheckedCommand, request: CommandRequest, isolation: string, background?: ApprovalCommand['background'],
+): ApprovalRequest {
   const plan = checked.plan!;
   const runsAnyCode = plan.delegations.flatMap((d, stage) => (d ? [{ stage, note: delegationNote(d, isolation) }] : []));
   return {
@@ -336,6 +423,7 @@ function approvalRequest(id: string, tool: string, v: Verdict & { kind: 'ask' },
       ...(plan.stdinFile && { stdinFile: plan.stdinFile.relative }),
       ...(plan.stdoutFile && { stdoutFile: { path: plan.stdoutFile.target.relative, append: plan.stdoutFile.append } }),
       isolation,
+      ...(background && { background }),
     },
   };
 }

@@ -311,6 +311,32 @@ export const SETTINGS = {
     cli: [{ name: '--concurrency', arg: 'N' }], config: [{ key: 'concurrency' }],
     vscode: { key: 'concurrency', scope: 'tighten', description: 'How many commands run at the same time; more wait for a slot.' },
   },
+  backgroundMaxRuns: {
+    target: 'policy', schema: z.number().int().min(0).max(64), default: 8,
+    summary: 'background commands (shell_execute background) kept at once in a folder, running or not yet read to their end; 0 offers none',
+    cli: [{ name: '--background-max', arg: 'N' }], config: [{ key: 'background.maxRuns' }],
+    vscode: {
+      key: 'background.maxRuns', scope: 'tighten',
+      description: 'How many background commands (a dev server, a watcher: `shell_execute` with `background`) a folder keeps at once, running or ended but not yet read to their end. One more is refused with a message saying so. `0`: the agent cannot start any.',
+    },
+  },
+  backgroundMaxRunsPerSession: {
+    target: 'policy', schema: z.number().int().min(1).max(64), default: 4, summary: 'background commands one MCP session keeps at once',
+    cli: [{ name: '--background-max-per-session', arg: 'N' }], config: [{ key: 'background.maxRunsPerSession' }],
+    vscode: { key: 'background.maxRunsPerSession', scope: 'tighten', description: 'How many background commands one agent session keeps at once (within `#guardedShell.background.maxRuns#`).' },
+  },
+  backgroundMaxSeconds: {
+    target: 'policy', schema: z.number().int().min(1).max(7 * 24 * 3600), default: 3600,
+    summary: 'seconds a background command may run before its whole process tree is stopped',
+    cli: [{ name: '--background-max-seconds', arg: 'SECONDS' }], config: [{ key: 'background.maxSeconds' }],
+    vscode: { key: 'background.maxSeconds', scope: 'tighten', description: 'Seconds a background command may run (one hour by default); then its whole process tree is stopped. It also stops when its agent session ends, the folder is closed or the server stops.' },
+  },
+  backgroundOutputBytes: {
+    target: 'policy', schema: z.number().int().min(4096).max(64 * 1024 * 1024), default: 1024 * 1024,
+    summary: "bytes of a background command's latest output (stdout and stderr together) kept for reading; older bytes are dropped and counted",
+    cli: [{ name: '--background-output', arg: 'BYTES' }], config: [{ key: 'background.outputBytes' }],
+    vscode: { key: 'background.outputBytes', scope: 'tighten', description: "Bytes of a background command's latest output (stdout and stderr together) kept for the agent to read (1 MiB by default). Older output is dropped, and a read says how much." },
+  },
   approvalTimeoutSeconds: {
     target: 'policy', schema: seconds, default: 300, summary: 'seconds to wait for a decision before a request is denied',
     config: [{ key: 'approvalTimeout' }],
@@ -398,6 +424,15 @@ export const SETTINGS = {
     vscode: {
       key: 'fetch.allowLoopback', scope: 'user',
       description: 'Let the fetch tool, and with `#guardedShell.network#` `domains` the proxy of sandboxed commands, reach loopback addresses (`127.0.0.0/8`, `::1`): a registry or service on this machine. The host must still be allowed.',
+    },
+  },
+  fetchLoopbackPorts: {
+    target: 'policy', policyPath: 'fetch.loopbackPorts', schema: z.array(z.number().int().min(1).max(65535)), default: [],
+    summary: 'loopback ports the fetch tool may reach (http://localhost:PORT, http://127.0.0.1:PORT) even without --fetch-allow-loopback: a dev server a background command runs',
+    cli: [{ name: '--fetch-loopback-port', arg: 'PORT', many: true }], config: [{ key: 'fetch.loopbackPorts' }],
+    vscode: {
+      key: 'fetch.loopbackPorts', scope: 'user',
+      description: "Loopback ports the fetch tool may reach (`http://localhost:PORT`, `http://127.0.0.1:PORT`, `http://[::1]:PORT`) even when `#guardedShell.fetch.allowLoopback#` is off: typically a dev server the agent started in the background. A port a sandboxed background command listens on is reached inside its sandbox; otherwise this machine's loopback. The URL must name the loopback itself (a name that merely resolves there stays refused), and with `#guardedShell.network#` `domains` the host must still be allowed.",
     },
   },
   fetchAllowPrivate: {

@@ -71,6 +71,13 @@ export function scalarKind(id: SettingId): 'string' | 'number' | 'integer' | 'bo
   return type === 'number' || type === 'integer' || type === 'boolean' ? type : 'string';
 }
 
+/** The kind of a list setting's items (`--fetch-loopback-port 8000 5173` are numbers). */
+export function listItemKind(id: SettingId): 'string' | 'integer' | 'number' {
+  const json = z.toJSONSchema(SETTINGS[id].schema, { unrepresentable: 'any' }) as { items?: { type?: string } };
+  const type = json.items?.type;
+  return type === 'integer' || type === 'number' ? type : 'string';
+}
+
 /** Comma-separated, spaces around items ignored, empty items dropped ("ls ,echo, cat"). */
 export function list(value: string | undefined): string[] {
   if (value === undefined) return [];

@@ -40,7 +40,9 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
   // 24 hex digits, 90 of their bits random (a v4 UUID fixes 6): the marker every process of the call inherits.
   const runId = randomUUID().replace(/-/g, '').slice(0, 24);
   const sup: Supervisor = new Supervisor(spec, (stream) => call.closeOutput(stream));
-  const call = new CallStages(sup, { ...(spec.stdin !== undefined && { text: spec.stdin }), ...(held.stdinFd !== undefined && { fileFd: held.stdinFd }) });
+  const call = new CallStages(sup, {
+    ...(spec.stdin !== undefined && { text: spec.stdin }), ...(held.stdinFd !== undefined && { fileFd: held.stdinFd }), ...(spec.input && { stream: spec.input }),
+  });
 
   const launched = (async () => {
     try {
@@ -48,7 +50,7 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
         stages: spec.stages,
         env: { ...spec.env, [RUN_MARKER_NAME]: runId },
         cwd: held.cwd,
-        stdin: held.stdinFd !== undefined || spec.stdin !== undefined ? 'pipe' : 'ignore',
+        stdin: held.stdinFd !== undefined || spec.stdin !== undefined || spec.input !== undefined ? 'pipe' : 'ignore',
         stdout: held.stdout ?? 'pipe',
       }));
     } catch (e) {
@@ -129,7 +131,7 @@ export function emptyResult(outcome: ExecOutcome, startedAt: number, error?: str
 
 function validate(spec: ExecSpec): string | undefined {
   if (spec.stages.length === 0) return 'no command to run (empty pipeline)';
-  if (spec.stdin !== undefined && spec.stdinFile !== undefined) return 'stdin and stdinFile are mutually exclusive';
+  if ([spec.stdin, spec.stdinFile, spec.input].filter((x) => x !== undefined).length > 1) return 'stdin, stdinFile and input are mutually exclusive';
   if (!Number.isFinite(spec.timeoutMs)) return `invalid timeout ${spec.timeoutMs}`;
   if (!Number.isInteger(spec.outputLimitBytes) || spec.outputLimitBytes < 0) return `invalid output limit ${spec.outputLimitBytes}`;
   return undefined;

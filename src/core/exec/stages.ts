@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { LaunchedStage } from './launch/contract';
 import type { Supervisor } from './supervise';
 
@@ -16,10 +17,14 @@ export interface Stage {
   signal: string | null;
 }
 
-/** What the first stage reads: text written and closed, or a file pumped through the pipe (never handed over). */
+/**
+ * What the first stage reads: text written and closed, a file pumped through the pipe (never handed over), or input
+ * that arrives while it runs (a background run's open input), piped until it ends.
+ */
 export interface StageInput {
   readonly text?: string | Uint8Array;
   readonly fileFd?: number;
+  readonly stream?: Readable;
 }
 
 export class CallStages {
@@ -74,8 +79,8 @@ export class CallStages {
       for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy(); // nothing runs behind them
       return;
     }
-    child.stderr?.on('data', (chunk: Buffer) => this.sup.stderr.push(chunk));
-    if (last) child.stdout?.on('data', (chunk: Buffer) => this.sup.stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => this.sup.take('stderr', chunk));
+    if (last) child.stdout?.on('data', (chunk: Buffer) => this.sup.take('stdout', chunk));
     if (first && child.stdin) this.feed(child);
     child.on('exit', (code: number | null, signal: string | null) => {
       stage.exited = true;
@@ -104,6 +109,12 @@ export class CallStages {
       // A command that never reads its stdin closes the pipe: EPIPE here is normal, not a failure.
       stdin.on('error', () => undefined);
       stdin.end(typeof this.input.text === 'string' ? this.input.text : Buffer.from(this.input.text));
+    } else if (this.input.stream !== undefined) {
+      // A command that stops reading (or dies) closes the pipe: stop feeding it then.
+      const input = this.input.stream;
+      stdin.on('error', () => input.unpipe(stdin));
+      child.once('close', () => input.unpipe(stdin));
+      input.pipe(stdin);
     } else {
       stdin.end();
     }

@@ -51,6 +51,13 @@ export class Supervisor {
     }
   }
 
+  /** A chunk of a stream as it is read: into its capture, and to the caller that follows the output (onOutput). */
+  take(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    this[stream].push(chunk);
+    const follow = this.spec.onOutput;
+    if (follow) safeCall(() => follow(stream, chunk));
+  }
+
   /** The first reason given is the one reported; once everything exited, only a late output overflow counts. */
   stop(reason: StopReason): void {
     if (this.stopReason !== undefined || (this.finishing && reason !== 'output_limit')) return;

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { PathGuard } from '../paths/guard';
 import type { OutputLimitAction } from './capture';
 import type { Launcher, PreparedStage } from './launch/contract';
@@ -24,6 +25,11 @@ export interface ExecSpec {
   readonly stdin?: string | Uint8Array;
   /** Absolute path (already confined) opened for reading as the first stage's stdin. */
   readonly stdinFile?: string;
+  /**
+   * Input that arrives while the command runs (a background run started with its input open): piped into the first
+   * stage's stdin as it comes, which closes when the stream ends. Exclusive with stdin and stdinFile.
+   */
+  readonly input?: Readable;
   /** Absolute path (already confined) that receives the last stage's stdout instead of the capture. */
   readonly stdoutFile?: { readonly path: string; readonly append: boolean };
   /**
@@ -41,6 +47,11 @@ export interface ExecSpec {
   readonly outputLimitAction?: OutputLimitAction;
   /** Abort = client cancellation: the whole process tree is killed. */
   readonly signal?: AbortSignal;
+  /**
+   * Called with every chunk of output as it is read (the last stage's stdout, every stage's stderr), before the
+   * capture bounds it: a background run keeps its own log (src/core/background).
+   */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
   /** Called about once a second while the command runs. */
   readonly onProgress?: (p: ExecProgress) => void;
   /** Called once when the command leaves the queue and its processes are started. */

@@ -152,7 +152,7 @@ export function judgeClass(cls: AddressClass, policy: Pick<FetchPolicy, 'allowLo
     case 'public':
       return { allowed: true, class: cls };
     case 'loopback':
-      return policy.allowLoopback ? { allowed: true, class: cls } : { allowed: false, class: cls, reason: 'a loopback address (allow with --fetch-allow-loopback)' };
+      return policy.allowLoopback ? { allowed: true, class: cls } : { allowed: false, class: cls, reason: 'a loopback address (allow with --fetch-allow-loopback, or one port of localhost with --fetch-loopback-port)' };
     case 'private':
     case 'link-local':
       return policy.allowPrivate ? { allowed: true, class: cls } : { allowed: false, class: cls, reason: `a ${cls} address (allow with --fetch-allow-private)` };

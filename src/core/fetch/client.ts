@@ -1,9 +1,12 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import * as tls from 'node:tls';
 import * as zlib from 'node:zlib';
 import { ToolError } from '../errors';
 import type { FetchPolicy } from '../policy';
+import { classifyAddress, parseAddress } from './address';
 import { resolveChecked, systemLookup, type CheckedTarget, type LookupAll } from './resolve';
 
 /**
@@ -31,6 +34,27 @@ export interface ClientOptions {
   readonly signal?: AbortSignal;
   /** Judges each hop's host by name before it is resolved (network: domains); throws a ToolError to refuse it. */
   readonly checkHost?: (host: string) => void;
+  /**
+   * Where a loopback port leads when it is not this machine's: a port a sandboxed background command listens on
+   * (src/core/background/network.ts). Undefined: connect to the judged address as usual.
+   */
+  readonly route?: (port: number) => Promise<(() => Promise<Duplex>) | undefined>;
+}
+
+/** The URL's port, or its scheme's. */
+export const portOf = (url: URL): number => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
+
+/**
+ * A URL that names the loopback itself (localhost, 127.x.x.x, [::1] in any spelling) on a port the person listed
+ * (fetch.loopbackPorts): that hop may reach the loopback without fetch.allowLoopback. A name that merely resolves
+ * to the loopback does not count.
+ */
+export function loopbackPortListed(url: URL, policy: Pick<FetchPolicy, 'loopbackPorts'>): boolean {
+  if (!policy.loopbackPorts.includes(portOf(url))) return false;
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (host.toLowerCase() === 'localhost') return true;
+  const literal = parseAddress(host);
+  return literal !== undefined && classifyAddress(literal) === 'loopback';
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -66,8 +90,11 @@ export async function guardedGet(start: string, options: ClientOptions): Promise
     let url = checkUrl(start);
     for (;;) {
       options.checkHost?.(url.hostname);
-      const target = await raceAbort(resolveChecked(url.hostname, policy, lookup), deadline.signal);
-      const res = await request(url, target, deadline.signal, policy.maxBytes);
+      const hopPolicy = loopbackPortListed(url, policy) ? { ...policy, allowLoopback: true } : policy;
+      const target = await raceAbort(resolveChecked(url.hostname, hopPolicy, lookup), deadline.signal);
+      const loopback = classifyAddress(parseAddress(target.address)!) === 'loopback';
+      const via = loopback && options.route ? await options.route(portOf(url)) : undefined;
+      const res = await request(url, target, deadline.signal, policy.maxBytes, via);
       if (REDIRECTS.has(res.status) && res.location !== undefined) {
         if (redirects.length >= policy.maxRedirects) {
           throw new ToolError('IO_ERROR', `fetch stopped after ${policy.maxRedirects} redirects (last: ${url.href} → ${res.location}).`, 'fetch.too-many-redirects');
@@ -96,7 +123,7 @@ interface HopResult {
   readonly truncated: boolean;
 }
 
-function request(url: URL, target: CheckedTarget, signal: AbortSignal, maxBytes: number): Promise<HopResult> {
+function request(url: URL, target: CheckedTarget, signal: AbortSignal, maxBytes: number, via?: () => Promise<Duplex>): Promise<HopResult> {
   // Answers every lookup of this socket with the judged address, in both callback shapes net may ask for.
   const pinned: LookupFunction = (_host, opts, cb) => {
     if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
@@ -113,7 +140,19 @@ function request(url: URL, target: CheckedTarget, signal: AbortSignal, maxBytes:
         path: url.pathname + url.search,
         method: 'GET',
         lookup: pinned,
-        agent: false, // no pooled socket from an earlier hop may be reused for a different address
+        // No pooled socket from an earlier hop may be reused for a different address. A sandboxed background
+        // command's port: the connection is the port bridge's (https inside it too), and no agent at all, or Node
+        // would let the agent connect instead of createConnection.
+        ...(!via && { agent: false }),
+        ...(via && {
+          createConnection: (_o: unknown, done: (e: Error | null, s: Socket) => void) => {
+            via().then(
+              (s) => done(null, (url.protocol === 'https:' ? tls.connect({ socket: s, ...(parseAddress(host) ? {} : { servername: host }) }) : s) as Socket),
+              (e: unknown) => done(e as Error, undefined as unknown as Socket),
+            );
+            return undefined as unknown as Socket;
+          },
+        }),
         signal,
         headers: {
           'user-agent': 'guarded-shell-fetch/1',

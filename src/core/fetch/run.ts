@@ -4,7 +4,7 @@ import { problemOf, runGuarded } from '../pipeline';
 import type { Verdict } from '../verdict';
 import type { FileCall, FileDeps } from '../files/types';
 import { isDenialCode } from '../files/types';
-import { checkUrl, FetchTimeoutError, guardedGet } from './client';
+import { checkUrl, FetchTimeoutError, guardedGet, loopbackPortListed, type ClientOptions } from './client';
 import { htmlToText } from './prettify';
 import { resolveChecked, systemLookup, type LookupAll } from './resolve';
 import { attempt } from '../attempt';
@@ -47,7 +47,7 @@ const WHAT = 'a fetch (it can carry workspace data out)';
  * anyone is asked) → the mode table (egress) → approval → guarded GET (which judges every hop again) → decode /
  * prettify → audit (`fetch_audit`, never the body).
  */
-export function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, lookup?: LookupAll): Promise<FetchResult> {
+export function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, lookup?: LookupAll, route?: ClientOptions['route']): Promise<FetchResult> {
   let address: string | undefined;
   return runGuarded<FetchResult>(deps, call, {
     event: 'fetch_audit',
@@ -69,7 +69,7 @@ export function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, look
         request: (verdict: Verdict & { kind: 'ask' }, id: string) => ({ id, tool: call.tool, rule: verdict.rule, reason: verdict.reason, key: `${call.tool} ${input.url}`, fetch: { url: input.url } }),
         execute: async (gated: { approvedBy?: string }) => {
           const checkHost = policy.network === 'domains' ? hopChecker(policy, checkUrl(input.url).hostname) : undefined;
-          const res = await guardedGet(input.url, { policy: policy.fetch, ...(lookup && { lookup }), ...(call.signal && { signal: call.signal }), ...(checkHost && { checkHost }) });
+          const res = await guardedGet(input.url, { policy: policy.fetch, ...(lookup && { lookup }), ...(call.signal && { signal: call.signal }), ...(checkHost && { checkHost }), ...(route && { route }) });
           address = res.address;
           return { ...describeResponse(res, input, policy.fetch.maxBytes), ...(gated.approvedBy && { approvedBy: gated.approvedBy }) };
         },
@@ -81,7 +81,8 @@ export function runFetch(deps: FileDeps, call: FileCall, input: FetchInput, look
       // network: domains: the host by name first; one not allowed is not even looked up (a card may still let it in).
       const host = policy.network === 'domains' ? hostVerdict(policy, normalHost(url.hostname), 'egress') : undefined;
       if (host && host.kind !== 'allow') return { ...planned, checks: [host], ...(host.kind === 'ask' && { request: withHost(planned.request, url) }) };
-      await resolveChecked(url.hostname, policy.fetch, lookup ?? systemLookup);
+      // A loopback port the person listed (fetch.loopbackPorts) passes the address guard for this URL only.
+      await resolveChecked(url.hostname, loopbackPortListed(url, policy.fetch) ? { ...policy.fetch, allowLoopback: true } : policy.fetch, lookup ?? systemLookup);
       return { ...planned, checks: [] };
     },
   });

@@ -23,6 +23,23 @@ export class Egress {
   constructor(private readonly options: { readonly lookup?: LookupAll; readonly tmpdir?: string } = {}) {}
 
   async open(o: Omit<ProxyOptions, 'socketPath' | 'lookup'>): Promise<ProxySession> {
+    const socketPath = this.place('').path;
+    let session: ProxySession;
+    try {
+      session = await startProxy({ ...o, socketPath, ...(this.options.lookup && { lookup: this.options.lookup }) });
+    } catch (e) {
+      this.closed();
+      throw e;
+    }
+    let closing: Promise<NetworkRecord> | undefined;
+    return { ...session, record: () => session.record(), close: () => (closing ??= session.close().finally(() => this.closed())) };
+  }
+
+  /**
+   * A fresh socket path in the folder, for the proxy or the port bridge (ports.ts); the folder stays until every
+   * place is released.
+   */
+  place(prefix: string): { readonly path: string; release(): void } {
     if (!this.dir) {
       // A Unix socket path holds at most 107 bytes: a long TMPDIR falls back to /tmp.
       const base = this.options.tmpdir ?? os.tmpdir();
@@ -30,15 +47,15 @@ export class Egress {
       process.once('exit', this.removeDir);
     }
     this.sessions++;
-    let session: ProxySession;
-    try {
-      session = await startProxy({ ...o, socketPath: path.join(this.dir, `${++this.count}.sock`), ...(this.options.lookup && { lookup: this.options.lookup }) });
-    } catch (e) {
-      this.closed();
-      throw e;
-    }
-    let closing: Promise<NetworkRecord> | undefined;
-    return { ...session, record: () => session.record(), close: () => (closing ??= session.close().finally(() => this.closed())) };
+    let released = false;
+    return {
+      path: path.join(this.dir, `${prefix}${++this.count}.sock`),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.closed();
+      },
+    };
   }
 
   /** The folder goes with the last open session: a server killed between commands leaves nothing behind. */

@@ -27,7 +27,16 @@ export interface ProxyWiring {
   readonly socket: string;
   /** The perl that runs the bridge: a fixed system path, visible inside the sandbox (findPerl). */
   readonly perl: string;
+  /** Ports of the folder's background commands this command reaches on its loopback, each through a socket (ports.ts). */
+  readonly reach?: readonly { readonly socket: string; readonly port: number }[];
+  /** A background command: the socket its bridge publishes its listening ports on (ports.ts PortPublisher). */
+  readonly publish?: string;
 }
+
+/** Where a reached port's socket appears inside the sandbox. */
+export const sandboxPortSocket = (port: number): string => `/run/guarded-shell-port-${port}.sock`;
+/** Where a background command's publish socket appears inside its sandbox. */
+export const SANDBOX_PUBLISH_SOCKET = '/run/guarded-shell-publish.sock';
 
 /**
  * bubblewrap arguments that bind the proxy's socket into the sandbox; placed AFTER every other mount (the tmpfs
@@ -39,12 +48,21 @@ export function proxyMounts(w: ProxyWiring, root: string): string[] {
     throw new ToolError('ISOLATION_UNAVAILABLE', `The workspace "${root}" contains ${SANDBOX_PROXY_SOCKET}, where the proxy's socket goes inside the sandbox.`, 'isolation.proxy-socket');
   }
   // Read-only: connect() still works on a socket of a read-only mount; the file cannot be replaced.
-  return ['--ro-bind', w.socket, SANDBOX_PROXY_SOCKET];
+  return [
+    '--ro-bind', w.socket, SANDBOX_PROXY_SOCKET,
+    ...(w.reach ?? []).flatMap((r) => ['--ro-bind', r.socket, sandboxPortSocket(r.port)]),
+    ...(w.publish !== undefined ? ['--ro-bind', w.publish, SANDBOX_PUBLISH_SOCKET] : []),
+  ];
 }
 
 /** The argv placed in front of the command (inside the sandbox, after prlimit): the bridge, which then execs it. */
 export function proxyPrefix(w: ProxyWiring): string[] {
-  return [w.perl, '-e', BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT), '--'];
+  return [
+    w.perl, '-e', BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT),
+    ...(w.reach ?? []).flatMap((r) => [sandboxPortSocket(r.port), String(r.port)]),
+    ...(w.publish !== undefined ? ['--publish', SANDBOX_PUBLISH_SOCKET] : []),
+    '--',
+  ];
 }
 
 /**

@@ -127,6 +127,8 @@ export class WebApprover implements Approver {
         return false; // Undo is offered in VS Code's panel (this page's history never shows the button)
       case 'dismissNotice':
         return false; // the double-prompt notice is VS Code's only: this page never shows it
+      case 'stopBackground':
+        return false; // background commands are listed (with Stop) in VS Code's panel; here the agent stops them
     }
   }
 

@@ -12,7 +12,7 @@ export type Place = (parts: readonly PartIn[]) => PartOut[];
 
 /** The structured result of every command tool (zod, so the SDK validates what we send and clients see a schema). */
 export const commandOutputShape = {
-  outcome: z.enum(['ok', 'failed', 'denied', 'timeout', 'canceled', 'output_limit', 'error']),
+  outcome: z.enum(['ok', 'failed', 'denied', 'timeout', 'canceled', 'output_limit', 'error', 'started']),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
   /** What the answer shows of each stream: all of it, or its head and tail within the output budget (the gap marked). */
@@ -48,6 +48,8 @@ export const commandOutputShape = {
     })),
     omitted: z.number().int().optional(),
   }).optional(),
+  /** A background run that started (outcome `started`): readOutput and shell_background take its id. */
+  background: z.object({ id: z.string(), lifetimeSeconds: z.number(), inputOpen: z.boolean() }).optional(),
   /** mcp-shell-server's field names, for clients written against it. */
   status: z.number().int(),
   execution_time: z.number(),
@@ -100,7 +102,7 @@ export function toToolResult(r: CommandResult, extra: ResultNotes, place: Place)
   return {
     content: [{ type: 'text', text: r.denial ? [text, ...lines].join('\n') : [...lines, text, ...hint].join('\n') }],
     structuredContent: structured as unknown as Record<string, unknown>,
-    isError: r.outcome !== 'ok',
+    isError: r.outcome !== 'ok' && r.outcome !== 'started',
   };
 }
 
@@ -129,6 +131,15 @@ function describe(r: CommandResult, stdout: PartOut, stderr: PartOut): string {
     case 'error':
       parts.push(`Error executing command: the process could not be started (${r.error ?? 'unknown error'}).`);
       break;
+    case 'started': {
+      const b = r.background!;
+      parts.push(
+        `Started in the background as ${b.id} (${r.isolation === 'none' ? 'no sandbox' : `sandbox ${r.isolation}`}); it runs until it exits, is stopped (shell_background {"id":"${b.id}","stop":true}), ` +
+          `its session ends, or ${b.lifetimeSeconds} s pass. Its output (stdout and stderr together): readOutput {"id":"${b.id}"}, with "wait" and "until" to wait for a text or its end.` +
+          (b.inputOpen ? ` Input: shell_background {"id":"${b.id}","input":"…"}.` : ''),
+      );
+      break;
+    }
     default:
       break;
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Approver } from '../../core/approval';
 import { disabledTools } from '../../core/toolNames';
@@ -23,13 +24,14 @@ import readFile from './readFile';
 import readOutput from './readOutput';
 import replaceInFile from './replaceInFile';
 import rmdir from './rmdir';
+import shellBackground from './shellBackground';
 import shellExecute from './shellExecute';
 import shellReadonly from './shellReadonly';
 import writeFile from './writeFile';
 
 /** THE tool registry: every tool the server can offer (test/unit/server: exactly TOOL_NAMES). */
 export const TOOLS: readonly ToolDef[] = [
-  shellExecute, shellReadonly, cmdshell, readFile, listFiles, writeFile, copyFile, moveRenameFile, deleteFile, mkdir, rmdir, editFile, applyPatch, replaceInFile, fetch, readOutput,
+  shellExecute, shellReadonly, cmdshell, readFile, listFiles, writeFile, copyFile, moveRenameFile, deleteFile, mkdir, rmdir, editFile, applyPatch, replaceInFile, fetch, readOutput, shellBackground,
 ] as unknown as readonly ToolDef[];
 
 export { notOffered } from '../../core/offers';
@@ -43,12 +45,14 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   let warned = false;
   const hinted = new Set<string>();
   const outputs = ctx.spill.session();
+  // This session's key for its background runs: only it sees them, and they end with it.
+  const session = randomUUID();
   const env: ToolEnv = {
     outputs,
     // Kept for readOutput only while readOutput is offered: no answer names a tool the agent cannot call.
     place: (parts) =>
       placeParts(parts, ctx.policy.outputBudgetBytes, (text) => (disabledTools(ctx.policy.disableTools).has('readOutput') ? undefined : outputs.keep(text, ctx.policy.root))),
-    commands: ctx.commandDeps(approver),
+    commands: ctx.commandDeps(approver, session),
     files: ctx.fileDeps(approver),
     warnOnce: (warning) => {
       if (!warning || warned) return undefined;
@@ -113,6 +117,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, approver: (
   return () => {
     unsubscribe();
     outputs.close();
+    void ctx.background.endSession(session);
   };
 }
 

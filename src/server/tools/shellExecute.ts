@@ -26,6 +26,8 @@ export default defineTool({
     directory: z.string().optional().describe('Workspace-relative.'),
     timeout: z.number().positive().optional().describe('Seconds.'),
     envs: z.record(z.string(), z.string()).optional().describe('Environment values for this call: LANG, LC_*, TZ, TERM, COLUMNS, LINES, NO_COLOR and the git author/committer identity always; other names only if the server passes them through.'),
+    background: z.boolean().optional().describe('Runs on (server, watcher): answers at once with an id; timeout = its lifetime.'),
+    openInput: z.boolean().optional().describe('With background: stdin stays open.'),
   },
   outputSchema: commandOutputShape,
   annotations: anyCommandHints,
@@ -37,12 +39,14 @@ export default defineTool({
           ...(args.directory !== undefined && { directory: args.directory }),
           ...(args.timeout !== undefined && { timeoutSeconds: args.timeout }),
           ...(args.envs !== undefined && { env: args.envs }),
+          ...(args.background && { background: { openInput: args.openInput === true } }),
         },
         env.commands,
         callContext('shell_execute', extra),
       );
     const policy = env.commands.policy();
-    const notes = [timeoutNote(args.timeout, policy), timeoutAdvice(args.timeout, r, policy)].filter((n): n is string => n !== undefined && r.outcome !== 'denied');
+    // A background run's timeout is its lifetime (capped by background.maxSeconds), not a command's.
+    const notes = args.background ? [] : [timeoutNote(args.timeout, policy), timeoutAdvice(args.timeout, r, policy)].filter((n): n is string => n !== undefined && r.outcome !== 'denied');
     return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r), ...(notes.length && { notes }) }, env.place);
   },
 });

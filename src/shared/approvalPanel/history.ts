@@ -58,6 +58,14 @@ export class HistoryStore {
       return;
     }
     e.outcome = outcomeOf(r.result_type);
+    // A background command: running from its start until its end arrives under the same request id.
+    if (typeof r.background === 'string' && r.background !== 'list') {
+      // A stop of or input to one is a line of its own (tool shell_background), naming what it did to which.
+      const acted = r.background_state === 'stop' || r.background_state === 'input';
+      e.background = acted ? `${String(r.background_state)} ${r.background}` : r.background;
+      if (r.background_state === 'started') e.outcome = 'running';
+      if (typeof r.stopped_by === 'string') e.stoppedBy = r.stopped_by;
+    }
     if (this.offersUndo && r.event === 'file_audit' && e.outcome === 'success') {
       if (r.undoable === true) e.canUndo = true;
       // An Undo that went through: the change it reverted has nothing left to undo (the Undo itself can be undone).
@@ -140,6 +148,8 @@ function historyHost(h: Record<string, unknown>): HistoryHost {
 const hostSummary = (host: string, port: unknown, command: unknown) => `${host}:${String(port)}${typeof command === 'string' ? ` ← ${command}` : ''}`;
 
 function summaryOf(r: AuditRecord): string {
+  if (r.background === 'list') return 'list of background commands';
+  if (typeof r.output_id === 'string') return `output ${r.output_id}`;
   if (typeof r.host === 'string') return hostSummary(r.host, r.port, r.command);
   if (Array.isArray(r.argv) && r.argv.length) return quoteArgv(r.argv);
   if (Array.isArray(r.files) && r.files.length) return r.files.map(String).join(' → ');

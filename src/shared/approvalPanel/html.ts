@@ -64,6 +64,10 @@ ${o.hostStyle ? `<link rel="stylesheet" href="${attr(o.hostStyle)}">\n` : ''}<li
     </div>
     <p id="empty" class="empty">No request is waiting for you.</p>
     <ol id="cards" class="cards" role="list" aria-label="Pending approval requests" tabindex="-1"></ol>
+    <section id="background" class="background" aria-labelledby="background-title" hidden>
+      <h2 id="background-title" class="background-title">Running in the background</h2>
+      <ol id="background-list" class="background-list" role="list"></ol>
+    </section>
   </section>
   <section id="panel-history" role="tabpanel" aria-labelledby="tab-history" hidden></section>
 </main>

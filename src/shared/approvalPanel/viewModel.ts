@@ -49,6 +49,7 @@ export function toCard(request: ApprovalRequest, folder: string, since: number):
         ...(c.stdoutFile && { stdoutFile: { path: c.stdoutFile.path, append: c.stdoutFile.append } }),
         ...(c.notListed?.length && { notListed: [...c.notListed] }),
         ...(c.runsAnyCode?.length && { runsAnyCode: c.runsAnyCode.map((r) => ({ stage: r.stage, note: r.note })) }),
+        ...(c.background && { background: { ...c.background } }),
       },
     };
   }

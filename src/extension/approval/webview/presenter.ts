@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApprovalDecision, ApprovalRequest } from '../../../core/approval';
 import type { AuditRecord } from '../../../core/audit';
-import { batchKindOf, parseWebviewMessage, type DoublePromptNotice, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
+import { batchKindOf, parseWebviewMessage, type BackgroundView, type DoublePromptNotice, type HostToWebview, type RememberedKind, type WebviewToHost } from '../../../shared/webviewProtocol';
 import type { ApprovalPresenter } from '../types';
 import { HistoryStore, RememberedList } from '../../../shared/approvalPanel/history';
 import { panelHtml } from '../../../shared/approvalPanel/html';
-import type { UndoResult } from '../../../shared/protocol';
+import type { StopBackgroundResult, UndoResult } from '../../../shared/protocol';
 import { ProposedContentProvider } from './proposedContent';
 import { optionsFor, toCard } from '../../../shared/approvalPanel/viewModel';
 import { alwaysRuleProblem } from '../../../shared/approvalPanel/alwaysRule';
@@ -30,6 +30,8 @@ export interface WebviewPresenterOptions {
   readonly undo?: (folder: string, requestId: string) => Promise<UndoResult>;
   /** The one-time double-prompt explanation: whether the person dismissed it (extension globalState), and how to remember that. */
   readonly notice?: { readonly dismissed: () => boolean; readonly dismiss: () => Thenable<void> };
+  /** Stops a background command of a folder (by the folder's key): the panel's Stop. */
+  readonly stopBackground?: (folderKey: string, id: string) => Promise<StopBackgroundResult>;
 }
 
 interface Pending {
@@ -58,6 +60,8 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   private historyTimer: NodeJS.Timeout | undefined;
   /** The double-prompt note last sent to the page (for the extension's own tests). */
   notice: DoublePromptNotice | undefined;
+  /** Every folder's background commands running now, as the page lists them. */
+  private background: readonly BackgroundView[] = [];
 
   constructor(private readonly options: WebviewPresenterOptions) {
     this.loadAlways();
@@ -98,6 +102,12 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   serverRestarted(folder: string): void {
     this.remembered.forgetFolder(folder);
     this.scheduleHistory();
+  }
+
+  /** The folders' background commands running now (the servers say when this changes): listed with Stop. */
+  setBackground(runs: readonly BackgroundView[]): void {
+    this.background = runs;
+    this.post({ type: 'background', runs });
   }
 
   /** Opens (or brings forward) the panel on one of its tabs. */
@@ -194,6 +204,7 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
         this.pageReady = true;
         this.postCards();
         this.postHistory();
+        this.post({ type: 'background', runs: this.background });
         return;
       case 'decide': {
         const p = this.pending.get(m.id);
@@ -242,6 +253,15 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
         await this.options.notice?.dismiss();
         this.postCards();
         return;
+      case 'stopBackground': {
+        // Only a command this panel lists: the page cannot name another folder's or an invented one.
+        if (!this.background.some((r) => r.folderKey === m.folderKey && r.id === m.id)) return;
+        if (!this.options.stopBackground) throw new Error('stopping needs the server connection, which is not available');
+        const r = await this.options.stopBackground(m.folderKey, m.id);
+        this.options.log?.info(`stop of background command ${m.id}: ${r.message}`);
+        if (!r.stopped) void vscode.window.showWarningMessage(`Guarded Shell: ${r.message}`);
+        return;
+      }
     }
   }
 

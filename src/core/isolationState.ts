@@ -1,3 +1,4 @@
+import type { OverlayTools, OverlayView, Staging } from './effects/overlay';
 import type { ExecStage } from './exec/types';
 import type { ProxyWiring } from './network/sandboxWiring';
 import type { IsolationOutcome } from './modes';
@@ -10,8 +11,16 @@ import type { IsolationOutcome } from './modes';
 export interface IsolationState {
   /** 'bwrap' | 'seatbelt' | 'none' — reported in every result and audit event. */
   readonly kind: string;
-  /** Wraps one stage; `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one. */
-  readonly wrap?: (stage: ExecStage, cwd: string, proxy?: ProxyWiring) => ExecStage;
+  /**
+   * Wraps one stage; `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one; `view`: the
+   * copy-on-write view the stage sees in place of the workspace (preview, below).
+   */
+  readonly wrap?: (stage: ExecStage, cwd: string, proxy?: ProxyWiring, view?: OverlayView) => ExecStage;
+  /**
+   * Set where a command can run against a copy-on-write view of the workspace (the sandbox runs, and the overlay
+   * probe's trial worked: src/core/effects/overlay.ts); `unavailable` says why not, when the sandbox runs.
+   */
+  readonly preview?: { readonly tools: OverlayTools; readonly staging: Staging } | { readonly unavailable: string };
   /**
    * Set when sandboxed commands reach the network only through an egress proxy opened per call (network
    * `domains`; with `fetch` and `deny` it refuses every host, saying which setting would help): the perl that runs

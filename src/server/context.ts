@@ -5,6 +5,7 @@ import type { CommandDeps } from '../core/commands/run';
 import { developerContext, developerSurroundings, type DeveloperContext } from '../core/exec/developer/context';
 import type { Executor } from '../core/exec/types';
 import type { BackupStore } from '../core/files/backupStore';
+import type { CheckpointStore } from '../core/effects/checkpoint';
 import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
 import { Egress } from '../core/network/egress';
@@ -43,6 +44,8 @@ export class ServerContext {
   ready: Promise<void> = Promise.resolve();
   /** Where `editBackup: storage` keeps previous contents (outside the workspace; chosen by the host, never a setting). */
   backups: BackupStore | undefined;
+  /** What commands that write the workspace directly changed (checkpoints, beside the backups). */
+  checkpoints: CheckpointStore | undefined;
   /**
    * Where "Always allow" rules are kept when the server keeps them itself (standalone: the config file). Absent in
    * VS Code: the extension writes the user setting and pushes the new policy.
@@ -124,6 +127,8 @@ export class ServerContext {
       developer: () => developerContext(this.surroundingsFor(this.currentPolicy), this.currentPolicy.root, this.parentEnv),
       egress: this.egress,
       hostMemory: this.hostMemory,
+      backups: () => this.backups,
+      checkpoints: () => this.checkpoints,
     };
   }
 }

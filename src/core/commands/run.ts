@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { ApprovalOption, ApprovalRequest } from '../approval';
+import { abandonEffect, prepareEffect, settleEffect, type CommandEffect, type EffectDeps, type EffectPlan } from '../effects/commandEffects';
+import { STEP_FAILED_MARK, STEP_FAILED_STATUS, type OverlayView } from '../effects/overlay';
 import type { ApprovalMemory } from '../approvalMemory';
 import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
@@ -52,9 +55,11 @@ export interface CommandResult {
   readonly denial?: Denial;
   /** The hosts the command tried through the egress proxy (network: domains, fetch or deny in a sandbox). */
   readonly network?: NetworkRecord;
+  /** What it changed in the workspace: previewed (applied or discarded) or recorded by a checkpoint (src/core/effects). */
+  readonly effect?: CommandEffect;
 }
 
-export interface CommandDeps extends GuardedDeps {
+export interface CommandDeps extends GuardedDeps, EffectDeps {
   readonly executor: Executor;
   readonly isolation: () => IsolationState;
   readonly memory?: ApprovalMemory;
@@ -83,7 +88,9 @@ export interface CallContext extends GuardedCall {
  * argument rules, sandbox, child environment) → the mode table → approval → execute (sandboxed) → audit. Every
  * command tool calls this and nothing else, so no tool has a private shortcut past the rules.
  */
-export function runCommand(request: CommandRequest, deps: CommandDeps, call: CallContext): Promise<CommandResult> {
+export function runCommand(request: CommandRequest, deps: CommandDeps, given: CallContext): Promise<CommandResult> {
+  // The request id names the command's Undo (its previous bytes in the backup store), so it is fixed here.
+  const call = { ...given, requestId: given.requestId ?? randomUUID() };
   const isolation = deps.isolation();
   let approvalMs = 0;
   const note: { undone?: string } = {}; // what the sandbox had to undo after the run, for the audit
@@ -100,6 +107,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
             ...(r.error && { error_type: r.error }),
             ...(note.undone && { isolation_note: note.undone }),
             ...(r.network && auditedAttempts(r.network)),
+            ...(r.effect && auditedEffect(r.effect)),
           },
     plan: (policy) => {
       // One developer context per call (HOME, toolchains, git identity), the same for the PATH lookup and the spawn.
@@ -135,16 +143,59 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, call: Cal
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
           if (gated.approvedBy) await rememberApproval(deps, checked, gated);
-          return execute(deps, call, request, checked.key, checked.plan!, env!, policy, isolation, gated, note, developer);
+          const plan = checked.plan!;
+          const effectPlan = await prepareEffect(deps, {
+            policy, isolation, actions: checked.actions, readOnly: plan.readOnly, redirects: plan.stdoutFile !== undefined,
+            asked: gated.approvedBy !== undefined, approver: deps.approver(),
+          });
+          let r: CommandResult;
+          try {
+            r = await execute(deps, call, request, checked.key, plan, env!, policy, isolation, gated, note, developer, effectPlan.kind === 'preview' ? effectPlan.view : undefined);
+          } catch (e) {
+            abandonEffect(effectPlan);
+            throw e;
+          }
+          if (r.outcome === 'denied' || r.outcome === 'error') {
+            abandonEffect(effectPlan);
+            return r;
+          }
+          return withEffect(r, deps, policy, effectPlan, call, checked.key, plan);
         },
       };
     },
   });
 }
 
+/**
+ * The command's effect once it ran (src/core/effects): a previewed one is shown as one card and applied or discarded
+ * there; a checkpointed one is kept for Undo. Its note goes to the result either way.
+ */
+async function withEffect(r: CommandResult, deps: CommandDeps, policy: Policy, effectPlan: EffectPlan, call: CallContext & { requestId: string }, key: string, plan: CommandPlan): Promise<CommandResult> {
+  const note = effectPlan.kind === 'none' ? effectPlan.note : undefined;
+  if (note) return { ...r, effect: { via: 'checkpoint', outcome: 'not-recorded', files: [], undoable: false, message: note } };
+  const effect = await settleEffect(deps, policy, effectPlan, {
+    requestId: call.requestId, tool: call.tool, key, stages: plan.parsed.stages, cwd: plan.cwd.relative,
+    outcome: r.outcome, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr,
+    ...(call.signal && { signal: call.signal }),
+    ask: (request) => deps.approver().approve(call.client ? { ...request, client: call.client } : request, call.signal, call.relatedRequestId !== undefined ? { relatedRequestId: call.relatedRequestId } : undefined),
+  });
+  return effect ? { ...r, effect } : r;
+}
+
+/** The audit fields of an effect: paths and counts, never contents. */
+function auditedEffect(e: CommandEffect): Record<string, unknown> {
+  return {
+    effect_via: e.via, effect_outcome: e.outcome, changed_count: e.files.length + (e.more ?? 0),
+    changed_files: e.files.slice(0, 100).map((f) => f.path),
+    ...(e.undoable && { undoable: true }),
+    ...(e.decidedBy && { effect_decided_by: e.decidedBy, effect_decision_ms: e.decisionMs }),
+  };
+}
+
 async function execute(
   deps: CommandDeps, call: CallContext, request: CommandRequest, key: string, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
+  view: OverlayView | undefined,
 ): Promise<CommandResult> {
   // The call's egress proxy, the only way out of its sandbox; closed (its tunnels cut, an open card withdrawn)
   // once every process of the call is gone.
@@ -167,7 +218,7 @@ async function execute(
   const onCancel = (): void => ended.abort();
   call.signal?.addEventListener('abort', onCancel, { once: true });
   try {
-    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl });
+    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl }, view);
     ended.abort();
     const record = await proxy?.close();
     return record && record.attempts.length ? { ...r, network: record } : r;
@@ -181,21 +232,22 @@ async function execute(
 async function executeWired(
   deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
-  proxy: ProxyWiring | undefined,
+  proxy: ProxyWiring | undefined, view: OverlayView | undefined,
 ): Promise<CommandResult> {
   let stages: ExecStage[];
   try {
     stages = plan.spawnArgv.map((prepared, i) => {
       // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
       const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy, view) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
     const code = isToolError(e) ? e.code : 'ISOLATION_UNAVAILABLE';
     return denied({ code, message: `The command cannot be sandboxed: ${(e as Error).message}`, rule: 'isolation.wrap-failed' }, isolation.kind, gated.waitedMs);
   }
-  const finishWatch = isolation.watchRun?.();
+  // A previewed command never writes the workspace (its .git included): nothing to undo after it.
+  const finishWatch = view ? undefined : isolation.watchRun?.();
   // A stage whose program the PATH lookup did not find is not spawned: a lookup now could find a program that
   // was never judged. Reported as the executor reports a failed spawn.
   const missing = plan.programs.findIndex((p) => p === undefined);
@@ -216,6 +268,10 @@ async function executeWired(
   });
   const undone = finishWatch?.();
   if (undone) note.undone = undone;
+  if (view && result.exitCode === STEP_FAILED_STATUS && result.stderr.includes(STEP_FAILED_MARK)) {
+    // The mount step could not make the view: the command did not run.
+    return { ...denied({ code: 'ISOLATION_UNAVAILABLE', message: `The command was not run: ${result.stderr.trim()}`, rule: 'effect.view-failed' }, isolation.kind, gated.waitedMs) };
+  }
   const warning = [isolation.warning, undone].filter(Boolean).join(' ') || undefined;
   const hint = hintForCommand(
     { outcome: result.outcome, stdout: result.stdout, stderr: result.stderr, ...(result.error && { error: result.error }), isolationKind: isolation.kind, env },

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { overlayStep, sandboxIdentity } from '../effects/overlay';
 import type { ExecStage } from '../exec/types';
 import { proxyMounts, proxyPrefix } from '../network/sandboxWiring';
 import { isInside } from '../paths/confine';
@@ -151,7 +152,13 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
     '--dev', '/dev', // null, zero, random, tty, pts, shm only: no disks, no /dev/kmsg
     '--proc', '/proc', // a procfs of the sandbox's own PID namespace: the host's processes are invisible
   ];
-  for (const e of mountPlan(c, opts.lookup, opts.scan)) args.push(...mountArgs(e));
+  if (ctx.overlay) args.push(...sandboxIdentity(ctx.overlay.tools));
+  for (const e of mountPlan(c, opts.lookup, opts.scan)) {
+    // Preview: the copy-on-write view where the workspace is; every narrower mount (.git's program paths, protected
+    // and hidden paths) still lands on top of it.
+    if (ctx.overlay && e.path === c.root && e.kind === 'rw') args.push('--bind', ctx.overlay.view.merged, c.root);
+    else args.push(...mountArgs(e));
+  }
   // The egress proxy's socket, over the tmpfs the plan put on /run (sandboxWiring.ts).
   if (c.proxy) args.push(...proxyMounts(c.proxy, c.root));
   args.push('--chdir', c.cwd, '--');
@@ -175,6 +182,12 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
 export function createBwrapSandbox(opts: BwrapOptions): Sandbox {
   return {
     kind: 'bwrap',
-    wrap: (stage, ctx) => ({ file: opts.bwrapPath, args: bwrapArgs(stage, ctx, opts) }),
+    wrap: (stage, ctx) => {
+      const argv = [opts.bwrapPath, ...bwrapArgs(stage, ctx, opts)];
+      if (!ctx.overlay) return { file: argv[0]!, args: argv.slice(1) };
+      // The mount step makes the view in a mount namespace of its own, then execs bubblewrap in its place.
+      const stepped = overlayStep(ctx.overlay.tools, checkContext(ctx).root, ctx.overlay.view, argv);
+      return { file: stepped[0]!, args: stepped.slice(1) };
+    },
   };
 }

@@ -9,8 +9,9 @@ import type { SandboxContext } from './types';
  * Adapts a SandboxSelection to the IsolationState the command pipeline consumes (src/core/isolationState.ts),
  * so the host only has to probe once, select, and build the per-workspace context.
  */
-export function isolationState(selection: SandboxSelection, base: Omit<SandboxContext, 'cwd'>): IsolationState {
+export function isolationState(selection: SandboxSelection, given: Omit<SandboxContext, 'cwd' | 'overlay'> & { readonly preview?: IsolationState['preview'] }): IsolationState {
   const { sandbox, warning, denial } = selection;
+  const { preview, ...base } = given;
   if (denial) return { kind: 'none', denial: denial.reason };
   if (!sandbox) {
     // No sandbox: still no process of a call may outlive it or the server (PID namespace launcher, contain.ts).
@@ -20,7 +21,12 @@ export function isolationState(selection: SandboxSelection, base: Omit<SandboxCo
   }
   return {
     kind: sandbox.kind,
-    wrap: (stage, cwd, proxy) => sandbox.wrap(stage, { ...base, cwd, ...(proxy && { proxy }) }),
+    wrap: (stage, cwd, proxy, view) => {
+      const tools = view && preview && 'tools' in preview ? preview.tools : undefined;
+      if (view && !tools) throw new Error('no copy-on-write view can be made here');
+      return sandbox.wrap(stage, { ...base, cwd, ...(proxy && { proxy }), ...(tools && view && { overlay: { tools, view } }) });
+    },
+    ...(preview && { preview }),
     ...(warning && { warning }),
     ...(!base.allowGitWrites && { watchRun: () => watchRootGit(base.root) }),
   };

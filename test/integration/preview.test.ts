@@ -113,7 +113,7 @@ describeWith('bubblewrap', 'overlay')('command preview (real bubblewrap, real ov
   it('shows a created file and a rewritten tracked file as one card before anything is written; Apply lands exactly those bytes', async () => {
     const before = tree(ws);
     let seenWhileOpen: Record<string, string> | undefined;
-    const s = setup((r) => {
+    const s = setup(() => {
       seenWhileOpen = tree(ws);
       return { approved: true, by: 'user' };
     });

@@ -5,7 +5,7 @@ import { unifiedDiff } from '../../src/core/files/diffText';
 import { HistoryStore, RememberedList, TIMED_MS } from '../../src/shared/approvalPanel/history';
 import { contentSecurityPolicy, panelHtml } from '../../src/shared/approvalPanel/html';
 import { MAX_DIFF_LINES, parseUnifiedDiff, toCard } from '../../src/shared/approvalPanel/viewModel';
-import { parseWebviewMessage } from '../../src/shared/webviewProtocol';
+import { batchKindOf, parseWebviewMessage } from '../../src/shared/webviewProtocol';
 
 /** The panel's pure logic, without VS Code and without a browser. */
 
@@ -39,6 +39,23 @@ describe('cards from approval requests', () => {
     expect(c.options).toEqual(['once', 'session', 'timed', 'always']);
     const f = toCard({ id: 'f', tool: 'fetch', rule: 'network.domain.unlisted', reason: '', key: 'fetch u', fetch: { url: 'https://x.test/' }, network: { host: 'x.test', port: 443, method: 'GET' } }, 'ws', 0);
     expect(f.options).toEqual(['once']);
+  });
+
+  it('an effect card: the command, its output, its files and diff, Apply/Discard only (never remembered), not a command batch', () => {
+    const r: ApprovalRequest = {
+      id: 'c-effect', tool: 'shell_execute', rule: 'effect.preview', reason: 'preview', key: 'sh -c x',
+      effect: {
+        requestId: 'c', stages: [['sh', '-c', 'x']], cwd: '.', outcome: 'failed', exitCode: 2, stdout: 'out', stderr: 'err',
+        files: [{ path: 'a.txt', change: 'modified' }, { path: '.git/hooks', change: 'not applied', detail: 'why' }], more: 3,
+        diff: unifiedDiff('a.txt', 'x\n', 'y\n'), limits: 'cannot see', proposed: 'y\n', original: 'x\n',
+      },
+    };
+    const c = toCard(r, 'ws', 0);
+    expect(c.options).toEqual(['once']);
+    expect(c.command).toBeUndefined();
+    expect(c.effect).toMatchObject({ stages: [['sh', '-c', 'x']], exitCode: 2, stdout: 'out', stderr: 'err', more: 3, added: 1, removed: 1, limits: 'cannot see', canOpenDiff: false });
+    expect(c.effect!.files[1]).toEqual({ path: '.git/hooks', change: 'not applied', detail: 'why' });
+    expect(batchKindOf(r)).toBeUndefined();
   });
 
   it('cuts a huge diff for the page but counts every added line', () => {
@@ -188,6 +205,37 @@ describe('history', () => {
       { host: 'evil.test', port: 443, allowed: false, methods: ['CONNECT'], requests: 1, bytesSent: 0, bytesReceived: 0 },
     ]);
     expect(card).toMatchObject({ requestId: 'h1', summary: 'other.test:443 ← npm install', decidedBy: 'user', option: 'always' });
+  });
+
+  it('lists a command with its changes beside file changes; its Apply and its Undo stay on the command\'s own entry', () => {
+    const at = (n: number) => new Date(n).toISOString();
+    const h = new HistoryStore(undefined, true);
+    const run = cmd('c1', [['touch', 'new.txt']]);
+    h.noteDecision(run, 'ws', { approved: true, by: 'user', option: 'once' }, new Date(0));
+    const effect: ApprovalRequest = {
+      id: 'c1-effect', tool: 'shell_execute', rule: 'effect.preview', reason: '', key: 'touch new.txt',
+      effect: { requestId: 'c1', stages: [['touch', 'new.txt']], cwd: '.', outcome: 'ok', exitCode: 0, stdout: '', stderr: '', files: [{ path: 'new.txt', change: 'created' }], more: 0, diff: 'New empty file new.txt\n', limits: 'l' },
+    };
+    h.noteDecision(effect, 'ws', { approved: true, by: 'user', option: 'once' }, new Date(1));
+    h.addAudit({ timestamp: at(2), event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'c1', result_type: 'success', argv: ['touch', 'new.txt'], return_code: 0, effect_via: 'preview', effect_outcome: 'applied', changed_files: ['new.txt'], changed_count: 1, undoable: true }, 'ws');
+    h.addAudit({ timestamp: at(3), event: 'file_audit', tool: 'writeFile', request_id: 'w1', result_type: 'success', files: ['a.txt'], undoable: true }, 'other');
+    const [write, command] = h.list();
+    expect(write).toMatchObject({ requestId: 'w1', folder: 'other', canUndo: true });
+    expect(command).toMatchObject({ requestId: 'c1', folder: 'ws', summary: '"touch" "new.txt"', outcome: 'success', decidedBy: 'user', effect: 'applied', changes: ['new.txt'], changedCount: 1, canUndo: true });
+    expect(h.list()).toHaveLength(2);
+    // An Undo of the command that went through leaves nothing to undo on it.
+    h.addAudit({ timestamp: at(4), event: 'file_audit', tool: 'undo', request_id: 'u1', result_type: 'success', files: ['new.txt'], undoes: 'c1', undoable: true }, 'ws');
+    expect(h.list().find((e) => e.requestId === 'c1')!.canUndo).toBe(false);
+  });
+
+  it('a command recorded by a checkpoint is listed with its changes and Undo; a discarded preview with neither', () => {
+    const h = new HistoryStore(undefined, true);
+    h.addAudit({ timestamp: new Date(1).toISOString(), event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'k1', result_type: 'success', argv: ['npm', 'version', 'patch'], effect_via: 'checkpoint', effect_outcome: 'recorded', changed_files: ['package.json', 'package-lock.json'], changed_count: 2, undoable: true }, 'ws');
+    h.addAudit({ timestamp: new Date(2).toISOString(), event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'k2', result_type: 'success', argv: ['make'], effect_via: 'preview', effect_outcome: 'discarded', changed_files: ['out.o'], changed_count: 1 }, 'ws');
+    const [discarded, recorded] = h.list();
+    expect(recorded).toMatchObject({ effect: 'recorded', changes: ['package.json', 'package-lock.json'], canUndo: true });
+    expect(discarded).toMatchObject({ effect: 'discarded', changes: ['out.o'] });
+    expect(discarded!.canUndo).toBeUndefined();
   });
 
   it('keeps only the newest entries', () => {

@@ -316,9 +316,12 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
 
   private async openDiff(id: string): Promise<void> {
     const p = this.pending.get(id);
+    const fx = p?.request.effect;
     const change = p?.request.change
       ? { folder: p.folder, files: p.request.change.files, proposed: p.request.change.proposed, original: p.request.change.original, kind: p.request.change.kind }
-      : this.history.change(id);
+      : fx && p
+        ? { folder: p.folder, files: fx.files.map((f) => f.path), proposed: fx.proposed, original: fx.original }
+        : this.history.change(id);
     if (!change || change.proposed === undefined) throw new Error('this change has no content to show in a diff editor');
     const kind = 'kind' in change ? change.kind : undefined;
     // Copy and move write the last path (the destination); every other change writes the first.

@@ -145,7 +145,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, given: Ca
           if (gated.approvedBy) await rememberApproval(deps, checked, gated);
           const plan = checked.plan!;
           const effectPlan = await prepareEffect(deps, {
-            policy, isolation, actions: checked.actions, readOnly: plan.readOnly, redirects: plan.stdoutFile !== undefined,
+            policy, isolation, readOnly: plan.readOnly, redirects: plan.stdoutFile !== undefined,
             asked: gated.approvedBy !== undefined, approver: deps.approver(),
           });
           let r: CommandResult;
@@ -188,6 +188,7 @@ function auditedEffect(e: CommandEffect): Record<string, unknown> {
     effect_via: e.via, effect_outcome: e.outcome, changed_count: e.files.length + (e.more ?? 0),
     changed_files: e.files.slice(0, 100).map((f) => f.path),
     ...(e.undoable && { undoable: true }),
+    ...(e.conflicts?.length && { effect_conflicts: e.conflicts.slice(0, 100).map((c) => c.path) }),
     ...(e.decidedBy && { effect_decided_by: e.decidedBy, effect_decision_ms: e.decisionMs }),
   };
 }

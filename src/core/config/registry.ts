@@ -381,14 +381,14 @@ export const SETTINGS = {
   },
   commandPreview: {
     target: 'policy', schema: z.enum(COMMAND_PREVIEWS), default: 'off',
-    summary: 'run commands against a copy-on-write view of the workspace (bubblewrap on Linux) and show what they changed as one diff to apply or discard: off, asked (commands the mode asks about) or all (every command that may change files)',
+    summary: 'run commands against a copy-on-write view of the workspace (bubblewrap on Linux) and show what they changed as one diff to apply or discard: off, asked (commands a person approves on a card) or all (every command that may change files)',
     cli: [{ name: '--command-preview', arg: COMMAND_PREVIEWS.join('|') }], config: [{ key: 'commandPreview' }],
     vscode: {
       key: 'commandPreview', scope: 'tighten', default: 'asked', stricter: ['all', 'asked', 'off'],
       description: "Run a command against a **copy-on-write view** of the folder (needs the bubblewrap sandbox): the real folder is not written while it runs, and its changes (created, modified, deleted and renamed files, mode changes) come back as one card with the diff and the command's output, to **Apply** (written like a file tool's change: a file changed meanwhile is a conflict, never overwritten) or **Discard**. What it does outside the folder, to the network or through a process it leaves running is not in the preview.",
       enumDescriptions: [
         'Commands write the folder directly (with a checkpoint for Undo, see `#guardedShell.checkpoints#`).',
-        'Commands the mode asks about run in the preview (in `confirm` every command, in `confirmChanges` every command not known to be read-only); the others write directly.',
+        'Commands you approve on a card run in the preview, so you approve their effect too; commands the mode allows, or that you allowed for the session or always, write directly.',
         'Every command that may change files runs in the preview, in `auto` too.',
       ],
     },

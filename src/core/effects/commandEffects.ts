@@ -1,7 +1,7 @@
 import type { ApprovalEffect, ApprovalRequest, Approver } from '../approval';
 import type { BackupStore, KeptFile } from '../files/backupStore';
 import type { IsolationState } from '../isolationState';
-import { modeVerdict, workspaceReadOnly, type Action } from '../modes';
+import { workspaceReadOnly } from '../modes';
 import { isInside } from '../paths/confine';
 import type { Policy } from '../policy';
 import { applyEffect, keptFiles, type Conflict } from './apply';
@@ -61,12 +61,11 @@ export type EffectPlan =
 export interface EffectCall {
   readonly policy: Policy;
   readonly isolation: IsolationState;
-  readonly actions: readonly Action[];
   /** The command only reads (its rules say so): nothing to preview or record. */
   readonly readOnly: boolean;
   /** The server writes an output redirect itself, into the real folder. */
   readonly redirects: boolean;
-  /** Someone approved this call (a card), or its mode would ask. */
+  /** A person approved this call on a card (not a remembered approval or a rule: those chose not to be asked). */
   readonly asked: boolean;
   readonly approver: Approver;
 }
@@ -75,8 +74,7 @@ export interface EffectCall {
 export function previewRefusal(c: EffectCall): string | undefined {
   const p = c.policy;
   if (p.commandPreview === 'off' || c.readOnly || workspaceReadOnly(p.mode)) return 'off';
-  const asked = c.asked || modeVerdict(p.mode, c.actions, 'it').kind === 'ask';
-  if (p.commandPreview === 'asked' && !asked) return 'off';
+  if (p.commandPreview === 'asked' && !c.asked) return 'off';
   const support = c.isolation.preview;
   if (!support) return 'previewing needs the bubblewrap sandbox';
   if ('unavailable' in support) return support.unavailable;

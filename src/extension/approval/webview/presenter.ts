@@ -92,6 +92,11 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   addAudit(record: AuditRecord, folder: string): void {
     this.history.addAudit(record, folder);
     this.scheduleHistory();
+    // Apply found files changed since the card was made: nothing was written. Said where the person is looking.
+    if (record.event === 'shell_execution_audit' && record.effect_outcome === 'conflict') {
+      const files = Array.isArray(record.effect_conflicts) ? record.effect_conflicts.map(String) : [];
+      void vscode.window.showWarningMessage(`Guarded Shell (${folder}): the command's changes were not applied: ${files.map((f) => `"${f}"`).join(', ') || 'files'} changed in the folder after it ran, and are never overwritten. Nothing was written.`);
+    }
   }
 
   /** A folder's server started again: it forgot its session and 15-minute approvals. */

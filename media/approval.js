@@ -327,8 +327,8 @@
     return box;
   }
 
-  const SIGN = { add: '+', del: '−', ctx: ' ', hunk: '', file: '', note: '' };
-  const SIGN_WORD = { add: 'added', del: 'removed', ctx: 'unchanged', hunk: '', file: '', note: '' };
+  const SIGN = { add: '+', del: '−', ctx: ' ', hunk: '', file: '', note: '', info: '' };
+  const SIGN_WORD = { add: 'added', del: 'removed', ctx: 'unchanged', hunk: '', file: '', note: '', info: '' };
 
   /** @param {any[]} lines @param {string} file */
   function renderDiff(lines, file) {
@@ -338,7 +338,7 @@
     const body = el('tbody');
     for (const l of lines) {
       const tr = el('tr', { className: 'line ' + l.kind });
-      if (l.kind === 'hunk' || l.kind === 'file' || l.kind === 'note') {
+      if (l.kind === 'hunk' || l.kind === 'file' || l.kind === 'note' || l.kind === 'info') {
         const td = el('td', { className: 'meta', attrs: { colspan: '4' } });
         appendVisible(td, l.kind === 'note' ? '\\ ' + l.text : l.text);
         tr.append(td);

@@ -11,7 +11,8 @@ import type { HostAttempt } from '../core/network/record';
 // ---------------------------------------------------------------------------------------------------------------
 // The view model: what a card shows, computed on the host (src/shared/approvalPanel/viewModel.ts).
 
-export type DiffLineKind = 'file' | 'hunk' | 'add' | 'del' | 'ctx' | 'note';
+/** `note`: a diff's own remark (`\ No newline at end of file`); `info`: a line outside any diff (a binary file named, a warning). */
+export type DiffLineKind = 'file' | 'hunk' | 'add' | 'del' | 'ctx' | 'note' | 'info';
 
 export interface DiffLine {
   readonly kind: DiffLineKind;

@@ -235,6 +235,15 @@ describeWith('bubblewrap', 'overlay')('command preview (real bubblewrap, real ov
     expect(fs.statSync(path.join(ws, 'tool.sh')).mode & 0o7777).toBe(0o755);
   });
 
+  it('a file removed and another made with the same bytes are a rename only one to one, never for empty files', async () => {
+    const s = setup(apply);
+    fs.writeFileSync(path.join(ws, 'empty.txt'), '');
+    const r = await run(s, ['sh', '-c', 'rm empty.txt; touch other.txt; cp src/a.js copy1.js; cp src/a.js copy2.js; rm src/a.js']);
+    const files = Object.fromEntries(s.effects[0]!.effect!.files.map((f) => [f.path, f.change]));
+    expect(files).toEqual({ 'empty.txt': 'deleted', 'other.txt': 'created', 'copy1.js': 'created', 'copy2.js': 'created', 'src/a.js': 'deleted' });
+    expect(r.effect!.outcome).toBe('applied');
+  });
+
   it('a command that changes nothing brings no card', async () => {
     const s = setup(apply);
     const r = await run(s, ['sh', '-c', 'cat tracked.txt > /dev/null; touch -c tracked.txt']);

@@ -96,7 +96,7 @@ describe('unified diff parsing', () => {
 
   it('stops numbering when the counts do not match (a malformed diff is shown, never guessed)', () => {
     const lines = parseUnifiedDiff('@@ -1,1 +1,1 @@\n-a\nstray\n+b\n');
-    expect(lines).toEqual([{ kind: 'hunk', text: '@@ -1,1 +1,1 @@' }, { kind: 'del', oldNo: 1, text: 'a' }, { kind: 'note', text: 'stray' }, { kind: 'note', text: '+b' }]);
+    expect(lines).toEqual([{ kind: 'hunk', text: '@@ -1,1 +1,1 @@' }, { kind: 'del', oldNo: 1, text: 'a' }, { kind: 'info', text: 'stray' }, { kind: 'info', text: '+b' }]);
   });
 });
 

@@ -232,19 +232,32 @@ function sameContent(source: string, b: Before, realPath: string): boolean {
   }
 }
 
-/** A new file with the exact bytes of a file the same effect deleted (both small enough to hash) is a rename. */
+/**
+ * A new file with the exact bytes of a file the same effect deleted is shown as a rename, when the match is one to
+ * one (exactly one deleted and one created file with those bytes) and not empty: `rm a; touch b` is no rename.
+ */
 function markRenames(steps: EffectStep[]): void {
-  const gone = new Map<string, string>();
-  for (const s of steps) if (s.op === 'delete' && s.before.bytes) gone.set(`${s.before.size}:${hash(s.before.bytes)}`, s.path);
+  const key = (size: number, bytes: Buffer) => `${size}:${hash(bytes)}`;
+  const gone = new Map<string, string[]>();
+  for (const s of steps) {
+    if (s.op === 'delete' && s.before.bytes && s.before.size > 0 && s.before.size <= HASH_BYTES) push(gone, key(s.before.size, s.before.bytes), s.path);
+  }
   if (gone.size === 0) return;
+  const made = new Map<string, number[]>();
   steps.forEach((s, i) => {
-    if (s.op !== 'write' || s.before || s.size > HASH_BYTES) return;
-    const key = `${s.size}:${hash(fs.readFileSync(s.source))}`;
-    const from = gone.get(key);
-    if (from === undefined) return;
-    gone.delete(key);
-    steps[i] = { ...s, renamedFrom: from };
+    if (s.op === 'write' && !s.before && s.size > 0 && s.size <= HASH_BYTES) push(made, key(s.size, fs.readFileSync(s.source)), i);
   });
+  for (const [k, [i, ...others]] of made) {
+    const from = gone.get(k);
+    if (i === undefined || others.length || !from || from.length !== 1) continue;
+    steps[i] = { ...(steps[i] as Extract<EffectStep, { op: 'write' }>), renamedFrom: from[0]! };
+  }
+}
+
+function push<T>(m: Map<string, T[]>, k: string, v: T): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
 }
 
 const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex');

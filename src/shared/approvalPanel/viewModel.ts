@@ -148,7 +148,7 @@ export function parseUnifiedDiff(diff: string): DiffLine[] {
     } else if (line.startsWith('===') || line.startsWith('Index: ')) {
       continue; // decoration some diff writers add; it carries nothing the headers do not
     } else {
-      out.push({ kind: 'note', text: line });
+      out.push({ kind: 'info', text: line });
     }
   }
   return out;

@@ -26,7 +26,7 @@ const common = {
   legalComments: 'none',
   plugins: trimPlugins,
   metafile,
-  // The containment zygote's Perl source (src/core/exec/zygote/zygote.pl) goes into the bundle as a string.
+  // The launcher's fork server, in Perl (src/core/exec/launch/forkServer.pl), goes into the bundle as a string.
   loader: { '.pl': 'text' },
 };
 

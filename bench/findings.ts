@@ -30,13 +30,13 @@ export function findings(sections: readonly SectionResult[]): string[] {
   const min = sections.find((s) => s.id === 'minimal');
   if (min) {
     const d = min.data as { p50: Record<string, number>; cpuPerCallMs: Record<string, number>; cpuPerCallEarlyMs: Record<string, number>; earlyCalls: string; warmRounds: number; rssKb: Record<string, number>; loadStart: string; targets?: Record<string, boolean> };
-    const added = (c: Record<string, number>) => `${signed(c.gHttp! - c.mHttp!)} / ${signed(c.gStdio! - c.mStdio!)} ms`;
+    const added = (c: Record<string, number>) => `${signed(c.gHttp! - c.cHttp!)} / ${signed(c.gStdio! - c.cStdio!)} ms`;
     const met = Object.entries(d.targets ?? {});
     out.push(
-      `Against a minimal MCP SDK server in the same run (load ${d.loadStart}): ${met.filter(([, ok]) => ok).map(([k]) => k).join(', ') || 'no target'} met; ${met.filter(([, ok]) => !ok).map(([k]) => k).join(', ') || 'nothing'} missed. ` +
-        `p50 ${(d.p50.gH! / d.p50.mH!).toFixed(2)}x over HTTP and ${(d.p50.gS! / d.p50.mS!).toFixed(2)}x over stdio, ` +
-        `and ${(d.p50.gH! / d.p50.cH!).toFixed(2)}x / ${(d.p50.gS! / d.p50.cS!).toFixed(2)}x against a minimal server that gives its commands the same guarantee the usual way (an exec containment launcher per command; Guarded Shell's zygote forks each stage into its PID namespace instead). ` +
-        `What is left over the minimal server is the guard's own work per call (schema, decide with its PATH and real-path checks, the approval check, audit, the structured result) and the hand-offs to and from the zygote. ` +
+      `Against a minimal MCP SDK server that contains its commands too (each in a PID namespace of its own), in the same run (load ${d.loadStart}): ${met.filter(([, ok]) => ok).map(([k]) => k).join(', ') || 'no target'} met; ${met.filter(([, ok]) => !ok).map(([k]) => k).join(', ') || 'nothing'} missed. ` +
+        `p50 ${(d.p50.gH! / d.p50.cH!).toFixed(2)}x over HTTP and ${(d.p50.gS! / d.p50.cS!).toFixed(2)}x over stdio, ` +
+        `and ${(d.p50.gH! / d.p50.mH!).toFixed(2)}x / ${(d.p50.gS! / d.p50.mS!).toFixed(2)}x against one that contains nothing. ` +
+        `What is left over the contained minimal server is the guard's own work per call (schema, decide with its PATH and real-path checks, the approval check, audit, the structured result) and what the launcher does beyond a PID namespace (its own /proc, no capability, a PID 1 the command cannot reach: unshare, timeout and setpriv). ` +
         `Server CPU per call ${added(d.cpuPerCallMs)} (HTTP / stdio) after ${d.warmRounds} calls, ${added(d.cpuPerCallEarlyMs)} over calls ${d.earlyCalls} while V8 still compiles; idle RSS ${(d.rssKb.gHttp! / d.rssKb.mHttp!).toFixed(2)}x / ${(d.rssKb.gStdio! / d.rssKb.mStdio!).toFixed(2)}x.`,
     );
   }

@@ -12,6 +12,7 @@ import { coldStart } from './sections/coldStart';
 import { isolation } from './sections/isolation';
 import { kill } from './sections/kill';
 import { largeOutput } from './sections/largeOutput';
+import { launchers } from './sections/launchers';
 import { latency, type LatencyData } from './sections/latency';
 import { minimal } from './sections/minimal';
 import { profile } from './sections/profile';
@@ -60,6 +61,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     await run('minimal', () => minimal(quick ? 40 : 300, quick ? 3 : 15, quick ? 8 : 25, quick ? 240 : 1200));
     const lat = await run('latency', () => latency(n));
+    await run('launchers', () => launchers(quick ? 40 : 200));
     await run('throughput', () => throughput(quick ? 80 : 200));
     await run('large output', () => largeOutput());
     await run('agent results', () => agentResults());

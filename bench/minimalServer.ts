@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -16,10 +15,10 @@ import { minimalShellServer } from './minimalTool';
  * prints "MCP endpoint <url>" on stderr like dist/cli.js). run.mjs bundles it the way `esbuild.mjs --production` bundles
  * dist/cli.js, so start-up figures compare like with like. Never ship this: it runs anything it is sent.
  *
- * `--prefix '<json argv>'` starts every command through that launcher, with the working directory open as fd 4:
- * the bench passes an exec containment launcher of src/core/isolation/contain.ts (bwrap or unshare), so one
- * baseline gives its commands the same guarantee as Guarded Shell's `--isolation none` (a PID namespace per
- * command) the usual way, one more exec per command, where Guarded Shell's zygote forks instead.
+ * `--prefix '<json argv>'` starts every command through that launcher: the bench passes
+ * `unshare --pid --fork --kill-child --`, so that this baseline contains its commands too (each in a PID namespace
+ * of its own, killed with it), as Guarded Shell's launcher does without a sandbox: containment is the product's
+ * promise, not overhead to leave out of the comparison.
  */
 const prefixAt = process.argv.indexOf('--prefix');
 const PREFIX: string[] = prefixAt > 0 ? (JSON.parse(process.argv[prefixAt + 1]!) as string[]) : [];
@@ -29,10 +28,7 @@ function server(): McpServer {
     (command) =>
       new Promise((resolve) => {
         const argv = [...PREFIX, ...command];
-        const dir = PREFIX.length ? fs.openSync('.', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY) : undefined;
-        const stdio = dir === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ignore', dir];
-        const child = spawn(argv[0]!, argv.slice(1), { stdio: stdio as ['ignore', 'pipe', 'pipe'] });
-        if (dir !== undefined) fs.closeSync(dir);
+        const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
         const out: Buffer[] = [];
         const err: Buffer[] = [];
         child.stdout.on('data', (c: Buffer) => out.push(c));

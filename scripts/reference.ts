@@ -7,6 +7,7 @@ import { TOOLS } from '../src/server/tools';
 import { TOOL_ACTIONS } from '../src/core/offers';
 import { hintsAt, type ToolHints } from '../src/server/tools/annotations';
 import type { Policy } from '../src/core/policy';
+import { recommendedConfigFile, recommendedVscodeSettings } from '../src/core/config/recommended';
 import { hardeningTables } from './hardeningTables';
 
 /**
@@ -71,6 +72,8 @@ export function tables(): Record<string, string> {
     ])),
     tools: table(['Tool', 'Parameters (`?` optional)', 'Read-only', 'What it does', 'Not offered when'], TOOLS.map((t) => [code(t.name), parameters(t.inputSchema), readOnlyColumn(t.annotations), t.title, notOfferedWhen(TOOL_ACTIONS[t.name])])),
     ...hardeningTables(),
+    'recommended-vscode': fence('jsonc', recommendedVscodeSettings()),
+    'recommended-config': fence('json', recommendedConfigFile()),
   };
 }
 
@@ -89,6 +92,24 @@ const SANDBOXED_REACH: Record<Reach, string> = {
 };
 const UNSANDBOXED_TEXT = (n: Network): string =>
   `${REACH_TEXT[UNSANDBOXED_REACH]} (nothing cuts it${n === 'domains' ? '; the list cannot be enforced on commands, and a warning says so' : ''})`;
+/** A settings object as a fenced JSON block; a long list wrapped at about 110 columns. */
+function fence(lang: string, settings: Record<string, unknown>): string {
+  const value = (v: unknown): string => {
+    if (!Array.isArray(v)) return JSON.stringify(v);
+    const lines: string[] = [];
+    let line = '';
+    for (const item of v.map((x) => JSON.stringify(x))) {
+      if (line && `${line}, ${item}`.length > 100) {
+        lines.push(`${line},`);
+        line = item;
+      } else line = line ? `${line}, ${item}` : item;
+    }
+    lines.push(line);
+    return lines.length === 1 ? `[${lines[0]}]` : `[\n    ${lines.join('\n    ')}\n  ]`;
+  };
+  const entries = Object.entries(settings).map(([k, v]) => `  ${JSON.stringify(k)}: ${value(v)}`);
+  return ['```' + lang, '{', entries.join(',\n'), '}', '```'].join('\n');
+}
 
 function parameters(shape: z.ZodRawShape): string {
   const json = z.toJSONSchema(z.object(shape), { io: 'input' }) as { properties?: object; required?: string[] };

@@ -15,11 +15,8 @@ export const LONG_FILES: readonly string[] = [
   'test/integration/boundary.races.test.ts',
   'test/integration/boundary.identity.test.ts',
   // The executor's process handling under pressure: kills, queues, thousands of commands, heap growth.
-  'test/unit/exec/zygote.test.ts',
   'test/unit/exec/executor.kill.test.ts',
-  'test/unit/exec/executor.kill.zygote.test.ts',
   'test/unit/exec/executor.concurrency.test.ts',
-  'test/unit/exec/executor.concurrency.zygote.test.ts',
   'test/unit/exec/executor.memory.test.ts',
   'test/integration/sessionCap.test.ts',
   'test/integration/server.processes.test.ts',
@@ -32,10 +29,12 @@ export const LONG_FILES: readonly string[] = [
   'test/integration/windowProcess.ipc.test.ts',
   'test/integration/undo.ipc.test.ts',
   'test/unit/extension/ipcServer.test.ts',
+  // The scripted agent: three projects fixed end to end, in two configurations, through real servers.
+  'test/integration/agentJob.test.ts',
   // Start-up cost and packaging: the code cache across restarts, npm pack and a global install.
   'test/integration/compileCache.test.ts',
   'test/packaging/tarball.test.ts',
 ];
 
 /** Every file of the quick suite and the long one. */
-export const ALL_FILES = ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts', 'test/packaging/**/*.test.ts'];
+export const ALL_FILES = ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/webview/**/*.test.ts', 'test/packaging/**/*.test.ts'];

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createExecutor } from '../../src/core/exec/executor';
-import { containStage, probeContainment } from '../../src/core/isolation/contain';
+import { platformLauncher } from '../../src/core/exec/launch';
 import { bareEcho } from '../baseline';
 import type { Row, SectionResult } from '../report';
 import { echoHello, httpClient, shell, startHttp, stdioClient, serverArgs, workspace } from '../server';
@@ -57,10 +57,11 @@ async function denied(client: Client): Promise<void> {
 export async function latency(calls: number): Promise<SectionResult & { data: LatencyData }> {
   const warmup = Math.min(30, calls);
   const executor = createExecutor({ concurrency: 4 });
+  const launcher = platformLauncher(null);
   const cwd = workspace();
   const inProcess = async () => {
-    // Started the way the server starts it without a sandbox: through its containment (the zygote here).
-    const r = await executor.run({ stages: [containStage({ file: '/bin/echo', args: ['hello'] }, probeContainment())], cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 30_000, outputLimitBytes: 1024 * 1024 });
+    // Started the way the server starts it without a sandbox: through the platform's launcher, contained.
+    const r = await executor.run({ stages: [launcher.prepare({ file: '/bin/echo', args: ['hello'] })], launcher, cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 30_000, outputLimitBytes: 1024 * 1024 });
     if (r.stdout !== 'hello\n') throw new Error(`in-process executor gave ${JSON.stringify(r).slice(0, 200)}`);
   };
   const server = await startHttp();
@@ -109,7 +110,7 @@ function rows(d: LatencyData): Row[] {
   };
   const out: Row[] = [
     { measurement: 'bare spawn: echo hello p50 / p95 / p99', result: '', baseline: `${ms(spawn.p50)} / ${ms(spawn.p95)} / ${ms(spawn.p99)}`, ratio: '' },
-    { measurement: `executor alone, in this process, through the containment (${probeContainment().zygote ? 'zygote' : probeContainment().kind}) (p50)`, result: ms(d.executor.p50), baseline: `spawn ${ms(spawn.p50)}`, ratio: ratio(d.executor.p50, spawn.p50) },
+    { measurement: `executor alone, in this process, through the launcher (${platformLauncher(null).name}) (p50)`, result: ms(d.executor.p50), baseline: `spawn ${ms(spawn.p50)}`, ratio: ratio(d.executor.p50, spawn.p50) },
   ];
   for (const [name, t] of [['HTTP', d.http], ['stdio', d.stdio]] as const) {
     out.push({ measurement: `${name}: echo hello p50`, result: ms(t.call.p50), baseline: `spawn ${ms(spawn.p50)}`, ratio: verdict(t.call.p50) });

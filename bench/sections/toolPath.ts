@@ -7,6 +7,7 @@ import { unavailableApprover } from '../../src/core/approval';
 import { AuditLog } from '../../src/core/audit';
 import { checkCommand } from '../../src/core/commands/decide';
 import type { ExecResult, ExecSpec, Executor } from '../../src/core/exec/types';
+import { plainLinuxLauncher } from '../../src/core/exec/launch';
 import { resolveSettings } from '../../src/core/config/settings';
 import { ServerContext } from '../../src/server/context';
 import { createServer } from '../../src/server/createServer';
@@ -45,7 +46,7 @@ function stubExecutor(): Executor {
 
 function minimalServer(): McpServer {
   return minimalShellServer(async () => {
-    const r = await stubExecutor().run({ stages: [{ file: 'echo', args: ['hello'] }], cwd: '/', env: {}, timeoutMs: 1, outputLimitBytes: 1 });
+    const r = await stubExecutor().run({ stages: [{ file: 'echo', args: ['hello'] }], launcher: plainLinuxLauncher(), cwd: '/', env: {}, timeoutMs: 1, outputLimitBytes: 1 });
     return { outcome: 'ok', exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
   });
 }

@@ -28,6 +28,14 @@ export class ApprovalMemory {
   rules(): readonly string[] {
     return [...this.savedRules];
   }
+
+  /**
+   * The settings that now hold the saved rules arrived (VS Code's push of `autoApprove`): a rule no longer there was
+   * removed by the person (in settings.json, say), so it stops applying here too.
+   */
+  keepRules(inSettings: readonly string[]): void {
+    for (const r of this.savedRules) if (!inSettings.includes(r)) this.savedRules.delete(r);
+  }
   constructor(private readonly now: () => number = Date.now) {}
 
   allowForSession(key: string): void {

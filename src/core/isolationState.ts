@@ -1,4 +1,5 @@
 import type { OverlayTools, OverlayView, Staging } from './effects/overlay';
+import type { Launcher } from './exec/launch/contract';
 import type { ExecStage } from './exec/types';
 import type { ProxyWiring } from './network/sandboxWiring';
 import type { IsolationOutcome } from './modes';
@@ -11,9 +12,12 @@ import type { IsolationOutcome } from './modes';
 export interface IsolationState {
   /** 'bwrap' | 'seatbelt' | 'none' — reported in every result and audit event. */
   readonly kind: string;
+  /** Starts and stops every command of this state (src/core/exec/launch); the platform's own when absent. */
+  readonly launcher?: Launcher;
   /**
-   * Wraps one stage; `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one; `view`: the
-   * copy-on-write view the stage sees in place of the workspace (preview, below).
+   * The stage to start for a judged program in `cwd`: the launcher's `prepare`, inside the sandbox if there is one;
+   * `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one; `view`: the copy-on-write
+   * view the stage sees in place of the workspace (preview, below).
    */
   readonly wrap?: (stage: ExecStage, cwd: string, proxy?: ProxyWiring, view?: OverlayView) => ExecStage;
   /**

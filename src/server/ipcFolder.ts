@@ -183,6 +183,8 @@ export class IpcFolder {
     }
     const server = this.server;
     server.ctx.setPolicy(settings.policy); // recomputes the sandbox too (readOnly makes the workspace read-only in it)
+    // "Always allow" rules remembered since they were saved: the user's settings are their source from now on.
+    server.ctx.memory.keepRules(settings.policy.autoApprove);
     await server.ctx.ready; // a change during start-up: report the isolation once the probe has answered
     if (this.server !== server) return; // stopped meanwhile
     const isolation = server.ctx.isolation;

@@ -1,9 +1,9 @@
 import { sandboxPath, sandboxPaths } from '../core/paths/guard';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
-import { probeContainmentAsync } from '../core/isolation/contain';
+import { probeContainment } from '../core/exec/launch';
+import { findPerl } from '../core/exec/launch/forkServer';
 import { NETWORK_TABLE, type Network } from '../core/modes';
-import { findPerl } from '../core/exec/zygote/client';
 import { isolationOutcomeOf } from '../core/isolationState';
 import type { Policy } from '../core/policy';
 import type { DeveloperContext } from '../core/exec/developer/context';
@@ -28,7 +28,7 @@ export function probeOverlayOnce(): Promise<OverlayProbe> {
  * no-sandbox containment launcher's trial runs beside it (not as a blocking trial when the first policy asks).
  */
 export function probeOnce(): Promise<IsolationProbe> {
-  return (probed ??= Promise.all([probeIsolation(), probeContainmentAsync()]).then(([probe]) => probe));
+  return (probed ??= Promise.all([probeIsolation(), probeContainment()]).then(([probe]) => probe));
 }
 
 /**

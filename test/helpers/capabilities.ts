@@ -4,7 +4,9 @@ import * as https from 'node:https';
 import * as path from 'node:path';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { probeOverlay } from '../../src/core/effects/overlay';
-import { findPerl, zygoteTrialSync } from '../../src/core/exec/zygote/client';
+import { forkServerWorks, namespacesWork } from '../../src/core/exec/launch/linux';
+import { findPerl } from '../../src/core/exec/launch/forkServer';
+import { findLinuxTools } from '../../src/core/exec/launch/linuxChains';
 import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/packager.mjs';
 
 /**
@@ -14,7 +16,7 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'overlay', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'zygote', 'kernel-headers', 'http-clients', 'npm-registry'] as const;
+export const CAPABILITIES = ['bubblewrap', 'overlay', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'namespaces', 'fork-server', 'http-clients', 'npm-registry', 'project-tools'] as const;
 
 /**
  * The programs the argument rules are proven against (each denial shown to be needed by running the real one), with
@@ -27,16 +29,6 @@ export const RULE_PROGRAMS: readonly string[] = [...RULE_PROGRAM_PACKAGES.keys()
 /** The programs whose real messages the sandbox hints are recognised from (besides git, python3, node and npm). */
 export const HINT_PROGRAMS = ['make', 'curl', 'wget'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
-
-/**
- * The kernel's system call tables (linux-libc-dev) the zygote's own table is checked against, by the ABI key
- * zygote.pl uses (ELF class:machine); an ABI whose header this machine lacks is not checked here.
- */
-export const KERNEL_HEADERS: Readonly<Record<string, string>> = {
-  '2:62': '/usr/include/x86_64-linux-gnu/asm/unistd_64.h',
-  '1:3': '/usr/include/x86_64-linux-gnu/asm/unistd_32.h',
-  '2:183': '/usr/include/asm-generic/unistd.h',
-};
 
 export interface CapabilityStatus {
   readonly available: boolean;
@@ -56,13 +48,14 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
   git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
-  zygote: { needed: 'the containment zygote suites (each stage forked into its own PID namespace by perl)', install: 'apt-get install perl-base (Linux; root, or a kernel that allows unprivileged user namespaces)' },
-  'kernel-headers': { needed: 'the check of the zygote\'s system call numbers against the kernel\'s own headers', install: 'apt-get install linux-libc-dev' },
+  namespaces: { needed: 'the conformance suite of the namespace launcher (each command in PID, mount and user namespaces of its own)', install: 'apt-get install util-linux coreutils (Linux; root, or a kernel that allows unprivileged user namespaces)' },
+  'fork-server': { needed: 'the conformance suite of the launcher\'s fork server (each command forked by a small Perl process into namespaces of its own)', install: 'apt-get install perl-base util-linux (Linux; root, or a kernel that allows unprivileged user namespaces)' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: `apt-get install ${[...new Set(RULE_PROGRAM_PACKAGES.values())].join(' ')}` },
   'hint-programs': { needed: "the sandbox hints checked against the real programs' messages", install: 'apt-get install make curl wget' },
   'http-clients': { needed: 'the egress proxy tests with real HTTP clients in the sandbox', install: 'apt-get install curl wget' },
   'npm-registry': { needed: 'the sandboxed `npm install` from the real npm registry through the egress proxy (the one test that leaves 127.0.0.1)', install: 'let this machine reach https://registry.npmjs.org (directly or through the npm proxy settings)' },
+  'project-tools': { needed: "the scripted agent's fixture projects (a Makefile, a vendored tarball, pytest in a virtual environment)", install: 'apt-get install make tar python3-pytest python3-venv (python3 on PATH must import pytest and venv)' },
   vsce: { needed: 'the check of the links inside the .vsix', install: 'run `node scripts/vsce.mjs --version` once: it installs the pinned @vscode/vsce into tools/vsce (npm registry) and needs Node 22+ (the current Node, GUARDED_SHELL_NODE22=/path/to/node, or the Node 24 that bash scripts/e2e-setup.sh caches)' },
 };
 
@@ -151,16 +144,20 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     bsdtar: () => firstWorking(onPath('bsdtar'), 'bsdtar is not on PATH', (l) => /bsdtar|libarchive/i.test(l)),
     git: () => firstWorking(onPath('git'), 'git is not on PATH', (l) => /^git version/.test(l)),
     python3: () => firstWorking(onPath('python3'), 'python3 is not on PATH', (l) => /^Python 3/.test(l)),
-    // The zygote's own trial: a command that exits 3 only as PID 1 of a new PID namespace.
-    zygote: () => {
+    // The launcher's own trial: a command that exits 3 only as PID 1 of a new PID namespace.
+    namespaces: () => {
       if (process.platform !== 'linux') return { available: false, reason: `PID namespaces are Linux only (this is ${process.platform})` };
-      const perl = findPerl();
-      if (!perl) return { available: false, reason: 'no perl in /usr/bin, /bin or /usr/local/bin' };
-      return zygoteTrialSync(perl) ? { available: true, path: perl } : { available: false, reason: `${perl} cannot start a command in a new PID namespace here` };
+      const tools = findLinuxTools();
+      if (!tools) return { available: false, reason: 'unshare and setpriv (util-linux) or timeout (coreutils) are not in /usr/bin or /bin' };
+      return namespacesWork(tools) ? { available: true, path: tools.unshare } : { available: false, reason: 'the trial run of unshare failed: no PID namespace can be made here' };
     },
-    'kernel-headers': () => {
-      const found = Object.values(KERNEL_HEADERS).filter((f) => fs.existsSync(f));
-      return found.length ? { available: true, path: found[0]! } : { available: false, reason: `none of ${Object.values(KERNEL_HEADERS).join(', ')} exists` };
+    // The fork server's own trial: perl forks a stage into namespaces of its own.
+    'fork-server': () => {
+      if (process.platform !== 'linux') return { available: false, reason: `PID namespaces are Linux only (this is ${process.platform})` };
+      const tools = findLinuxTools();
+      const perl = findPerl();
+      if (!tools || !perl) return { available: false, reason: !perl ? 'no perl in /usr/bin, /bin or /usr/local/bin' : 'unshare and setpriv (util-linux) or timeout (coreutils) are missing' };
+      return forkServerWorks(perl, tools) ? { available: true, path: perl } : { available: false, reason: `${perl} cannot fork a stage into namespaces of its own here` };
     },
     'http-clients': () => {
       for (const n of ['curl', 'wget']) {
@@ -177,6 +174,12 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     'hint-programs': () => {
       const missing = HINT_PROGRAMS.filter((n) => onPath(n).length === 0);
       return missing.length ? { available: false, reason: `not on PATH: ${missing.join(', ')}` } : { available: true };
+    },
+    'project-tools': () => {
+      const missing = ['make', 'tar', 'python3'].filter((n) => onPath(n).length === 0);
+      if (missing.length) return { available: false, reason: `not on PATH: ${missing.join(', ')}` };
+      const r = spawnSync('python3', ['-c', 'import pytest, venv, ensurepip'], { encoding: 'utf8', timeout: 20_000 });
+      return r.status === 0 ? { available: true } : { available: false, reason: `python3 cannot import pytest, venv and ensurepip: ${(r.stderr || String(r.error)).trim().split('\n').pop()}` };
     },
     // The packager is installed on demand, from the registry; a test must not, so it only looks.
     vsce: () => {

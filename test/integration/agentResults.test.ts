@@ -127,6 +127,12 @@ describe('results over HTTP', () => {
     expect(text(d)).toContain('put each argument in its own element: ["ls","-la"]');
   });
 
+  it('a command that runs out of time below the maximum says how much time it may ask for', async () => {
+    const r = await c.callTool({ name: 'shell_execute', arguments: { command: ['sleep', '5'], timeout: 0.5 } });
+    expect(structured(r).outcome).toBe('timeout');
+    expect(text(r)).toContain('Note: it had 0.5 s. If it needs longer, call again with "timeout" up to 300 (seconds).');
+  });
+
   it('a stale token gets a 401 whose body says so; a missing one says how to send it; no OAuth endpoint exists', async () => {
     const base = new URL(s.url);
     const post = (headers: Record<string, string>) =>

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probeContainment } from '../../src/core/isolation/contain';
+import { probeLinuxContainment } from '../../src/core/exec/launch/linux';
 import { killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
 import { FIXTURE_BIN, httpClient, readableCopy, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { describeWith } from '../helpers/needs';
@@ -13,7 +13,7 @@ import { describeWith } from '../helpers/needs';
 // SIGKILL of the server. Real server, real processes, counted in /proc.
 const ESCAPE = path.join(FIXTURE_BIN, 'escape-all');
 const ESCAPE_DEATHSIG = path.join(FIXTURE_BIN, 'escape-deathsig');
-const containment = probeContainment();
+const containment = probeLinuxContainment();
 const sleepers = (secs: string) => pidsWithCmdline(['sleep', secs]);
 
 let root: string;
@@ -43,9 +43,10 @@ async function survivorsOfServerKill(victim: RunningServer, c: Client, fixture: 
 
 const run = (c: Client, command: string[]) => c.callTool({ name: 'shell_execute', arguments: { command } }, undefined, { timeout: 60_000 });
 
-// The PID-namespace launcher is bubblewrap without a sandbox: where bubblewrap works it must be the one chosen.
-describeWith('bubblewrap')(`process containment without a sandbox (${containment.kind})`, () => {
-  it('chose the PID-namespace launcher', () => expect(containment.kind).toBe('pid-namespace'));
+// Without a sandbox every command runs in namespaces of its own (src/core/exec/launch/linux.ts) wherever they can
+// be made: then that launcher must be the one chosen. (test/conformance runs every launcher path in depth.)
+describeWith('fork-server')(`process containment without a sandbox (${containment.kind})`, () => {
+  it('chose the fork server, the namespace launcher that forks nothing in the server', () => expect(containment.kind).toBe('fork-server'));
   let server: RunningServer;
   let client: Client;
   beforeAll(async () => {
@@ -75,8 +76,8 @@ describeWith('bubblewrap')(`process containment without a sandbox (${containment
 });
 
 // The containment must not rest on a signal the command itself can switch off: a process may clear its own
-// PR_SET_PDEATHSIG. Under the zygote the stages sit inside the zygote's namespace, which ends with the server.
-describeWith('zygote')('a command that clears its own death signal (the fixture uses perl to do it)', () => {
+// PR_SET_PDEATHSIG. The command's namespace ends with its PID 1, which dies with the server and which it cannot reach.
+describeWith('namespaces')('a command that clears its own death signal (the fixture uses perl to do it)', () => {
   it('stops a grandchild that cleared its parent-death signal and left its session from outliving a SIGKILL of the server', async () => {
     const victim = await startServer(args());
     const c = await httpClient(victim.url);
@@ -87,7 +88,7 @@ describeWith('zygote')('a command that clears its own death signal (the fixture 
 // An unprivileged server makes its namespaces inside a user namespace: the same guarantees. Run as `nobody` when
 // the tests run as root, else as the (already unprivileged) user running them.
 const unprivileged = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
-describeWith('zygote')('process containment of an unprivileged server (user namespaces)', () => {
+describeWith('namespaces')('process containment of an unprivileged server (user namespaces)', () => {
   it('runs commands as that user and stops every process of a running call from outliving a SIGKILL of the server', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-contain-nobody-'));
     try {
@@ -107,7 +108,7 @@ describeWith('zygote')('process containment of an unprivileged server (user name
 
 describe('containment probe', () => {
   it('says which launcher is used and, when it is not a PID namespace, why', () => {
-    expect(['pid-namespace', 'pdeathsig', 'none']).toContain(containment.kind);
-    if (containment.kind !== 'pid-namespace') expect(containment.limitation).toMatch(/setsid/);
+    expect(['fork-server', 'namespaces', 'plain']).toContain(containment.kind);
+    if (containment.kind === 'plain') expect(containment.limitation).toMatch(/outlive its call/);
   });
 });

@@ -150,12 +150,25 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
     expect((await call(c, ['ls', '-A', home])).stdout).toBe('');
   });
 
+  it('tells npm and pip not to retry when commands have no network (an install fails at once, explained, instead of timing out)', async () => {
+    // Bug: `npm install` in a sandbox without a network retried its lookups for over two minutes; the call timed
+    // out saying nothing about the network. Real npm reads the value the server gives.
+    const offline = await serve(ws, ['--allow', 'npm']);
+    expect((await call(offline, ['npm', 'config', 'get', 'fetch-retries'])).stdout).toBe('0\n');
+    expect((await call(offline, ['printenv', 'PIP_RETRIES'])).stdout).toBe('0\n');
+    // With a network the package managers keep their own defaults.
+    const online = await serve(ws, ['--allow', 'npm', '--network', 'allow']);
+    expect((await call(online, ['npm', 'config', 'get', 'fetch-retries'])).stdout).toBe('2\n');
+    expect((await call(online, ['printenv', 'PIP_RETRIES'])).exitCode).toBe(1);
+  });
+
   it('explains a sandbox limit once per session per cause, and again in a new session', async () => {
     const c = await serve(ws);
-    const first = await call(c, ['git', 'remote', 'add', 'up1', 'https://example.com/a.git']);
+    const remote = ['git', 'remote', 'add', 'origin', 'https://example.com/x.git'];
+    const first = await call(c, remote);
     expect(first.outcome).toBe('failed');
     expect(first.text).toMatch(/Hint: The sandbox keeps \.git's configuration and hooks read-only.*start the server with --allow-git-writes/);
-    const again = await call(c, ['git', 'remote', 'add', 'up2', 'https://example.com/a.git']);
+    const again = await call(c, remote);
     // Once per session per cause, in the text and in structuredContent alike (a model may read only the latter).
     expect(first.hint?.cause).toBe('git-read-only');
     expect(again.hint).toBeUndefined();
@@ -167,6 +180,6 @@ describeWith('bubblewrap', 'git', 'python3')("a developer's context reaches sand
     // A new session hears it again.
     const c2 = await httpClient(servers[0]!.url);
     clients.push(c2);
-    expect((await call(c2, ['git', 'remote', 'add', 'up3', 'https://example.com/a.git'])).text).toContain("Hint: The sandbox keeps .git's configuration and hooks read-only");
+    expect((await call(c2, remote)).text).toContain("Hint: The sandbox keeps .git's configuration and hooks read-only");
   });
 });

@@ -11,14 +11,16 @@ import { probeIsolation } from '../../src/core/isolation/probe';
 import { selectSandbox } from '../../src/core/isolation/select';
 import { watchRootGit } from '../../src/core/isolation/gitCreation';
 import { describeWith, has } from '../helpers/needs';
-import type { Sandbox, SandboxContext } from '../../src/core/isolation/types';
+import type { SandboxContext } from '../../src/core/isolation/types';
+import type { Launcher } from '../../src/core/exec/launch/contract';
+import { createLinuxLauncher, probeLinuxContainment } from '../../src/core/exec/launch/linux';
 
 /**
  * Real commands inside the real bubblewrap (.ci/run installs it), spawned by the real executor. Each test is
  * named after the attack it stops. Every path here lives in a temp directory; the network server is on 127.0.0.1.
  */
 
-let sandbox: Sandbox;
+let launcher: Launcher;
 let executor: Executor;
 let base: string; // real temp dir
 let ws: string; // the workspace
@@ -30,7 +32,7 @@ beforeAll(async () => {
   const probe = await probeIsolation('linux');
   const sel = selectSandbox('required', probe);
   if (!sel.sandbox) throw new Error(`bubblewrap must work on this machine for these tests: ${sel.denial?.reason}`);
-  sandbox = sel.sandbox;
+  launcher = createLinuxLauncher({ containment: probeLinuxContainment(), sandbox: sel.sandbox });
   executor = createExecutor({ concurrency: 2, killGraceMs: 500 });
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-iso-')));
   ws = path.join(base, 'ws');
@@ -55,7 +57,8 @@ const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C' };
 
 function run(stages: ExecStage[], c: SandboxContext = ctx(), extra: { timeoutMs?: number; env?: Record<string, string>; stdoutFile?: string } = {}): Promise<ExecResult> {
   return executor.run({
-    stages: stages.map((s) => sandbox.wrap(s, c)),
+    stages: stages.map((s) => launcher.prepare(s, c)),
+    launcher,
     cwd: c.cwd,
     env: { ...ENV, HOME: home, ...extra.env },
     timeoutMs: extra.timeoutMs ?? 15_000,
@@ -134,7 +137,7 @@ describeWith('bubblewrap')('bubblewrap sandbox: file system', () => {
     fs.mkdirSync(inner, { recursive: true });
     fs.writeFileSync(path.join(inner, 'p.txt'), 'inside\n');
     const c = ctx({ root: inner, cwd: inner });
-    const r = await executor.run({ stages: [sandbox.wrap(sh(`cat p.txt; cat ${home}/.ssh/id_rsa`), c)], cwd: inner, env: { ...ENV, HOME: home }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
+    const r = await executor.run({ launcher, stages: [launcher.prepare(sh(`cat p.txt; cat ${home}/.ssh/id_rsa`), c)], cwd: inner, env: { ...ENV, HOME: home }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
     expect(r.stdout).toBe('inside\n');
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
@@ -142,7 +145,7 @@ describeWith('bubblewrap')('bubblewrap sandbox: file system', () => {
   it('stops reading credential stores even when the workspace IS the home directory', async () => {
     const c = ctx({ root: home, cwd: home });
     fs.writeFileSync(path.join(home, 'notes.txt'), 'mine\n');
-    const r = await executor.run({ stages: [sandbox.wrap(sh('cat notes.txt; cat .ssh/id_rsa; cat .netrc; ls -A .ssh'), c)], cwd: home, env: { ...ENV, HOME: home }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
+    const r = await executor.run({ launcher, stages: [launcher.prepare(sh('cat notes.txt; cat .ssh/id_rsa; cat .netrc; ls -A .ssh'), c)], cwd: home, env: { ...ENV, HOME: home }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
     expect(r.stdout).toBe('mine\n'); // the workspace itself stays visible
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
@@ -298,7 +301,7 @@ describeWith('bubblewrap')('bubblewrap sandbox: fork bomb', () => {
     const bombWs = path.join(base, 'bomb-ws');
     fs.mkdirSync(bombWs);
     if (asRoot) fs.chmodSync(base, 0o755), fs.chmodSync(bombWs, 0o777);
-    const stage = sandbox.wrap(sh('bomb() { bomb | bomb & }; bomb; sleep 30'), ctx({ root: bombWs, cwd: bombWs, limits: { processes: limit } }));
+    const stage = launcher.prepare(sh('bomb() { bomb | bomb & }; bomb; sleep 30'), ctx({ root: bombWs, cwd: bombWs, limits: { processes: limit } }));
     const child = spawn(stage.file, [...stage.args], {
       cwd: bombWs,
       env: { ...ENV, HOME: home, GS_ISO_MARK: mark },

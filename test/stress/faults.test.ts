@@ -8,7 +8,7 @@ import { httpClient, startServer, structured, TOKEN, type RunningServer } from '
 import { pidsWithCmdline, rssKb, sleep, uniqueSeconds } from '../helpers/procs';
 import { recordFigures } from './figures';
 import { baseArgs, killAll, processesIn, rawSession, shell, SPAWN_TREE, tempWorkspace, waitFor } from './helpers';
-import { probeContainment } from '../../src/core/isolation/contain';
+import { probeLinuxContainment } from '../../src/core/exec/launch/linux';
 
 /** Every live process of one spawn-tree run (its shell and its three sleeps carry the unique seconds). */
 const treeOf = (secs: string) => [...pidsWithCmdline(['/bin/sh', SPAWN_TREE, secs]), ...pidsWithCmdline(['sleep', secs])];
@@ -49,12 +49,12 @@ describe('faults: the server killed, the client gone, awkward commands', () => {
     expect(await pending).toBe('rejected');
     await sleep(1000);
     const survivors = treeOf(secs);
-    const containment = probeContainment();
+    const containment = probeLinuxContainment();
     recordFigures('fault: server SIGKILL (isolation none)', { processesBefore: seen.length, survivorsAfter1s: survivors.length, containment: containment.kind });
     killAll(survivors);
     // A PID-namespace launcher takes every process of the call down with the server (docs/isolation.md);
     // without one, survivors are only reported.
-    if (containment.kind === 'pid-namespace') expect(survivors).toEqual([]);
+    if (containment.kind === 'namespaces') expect(survivors).toEqual([]);
   });
 
   it('with --isolation required, either nothing survives a server SIGKILL or no command runs without the sandbox', async () => {

@@ -13,9 +13,9 @@ const CONCURRENCY = 4;
 const RSS_SLACK_KB = 96 * 1024;
 /**
  * What the second 1,000 calls may add on top of the first: a per-call leak would add as much as the first did
- * (46 MB here). RSS also follows V8's heap sizing, which grows with the allocation rate: since the containment
- * zygote the server answers ~250 calls/s instead of ~145 and the second round adds 23–28 MB (10 MB before) with
- * the heap after a full GC flat (test/unit/exec/zygote.test.ts measures that: ~0.1 MB per 1,000 commands).
+ * (46 MB here). RSS also follows V8's heap sizing, which grows with the allocation rate: with a launcher that
+ * forks nothing in the server (the fork server, src/core/exec/launch) it answers ~250 calls/s instead of ~145,
+ * and the second round was seen to add 23–28 MB (10 MB before) with the heap after a full GC flat.
  */
 const SECOND_ROUND_SLACK_KB = 36 * 1024;
 
@@ -62,8 +62,8 @@ describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
   beforeAll(async () => {
     root = tempWorkspace();
     server = await startServer(baseArgs(root, ['echo', 'seq', 'wc', 'cat'], ['--concurrency', String(CONCURRENCY)]));
-    // The starting count: the idle server before any client connected, once its containment zygote announced the
-    // spare stage it keeps forked (src/core/exec/zygote), whose three pipe ends the server holds from then on.
+    // The starting count: the idle server before any client connected (its launcher's fork server started at the
+    // probe, whose three pipe ends the server holds from then on).
     fdStart = await settledCount(() => fdCount(server.proc.pid!));
   });
 

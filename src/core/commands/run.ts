@@ -9,6 +9,7 @@ import type { DeveloperContext } from '../exec/developer/context';
 import type { SettingsHost } from '../config/settingNames';
 import type { SandboxHint } from './sandboxHint';
 import { hintForCommand } from './sandboxHintFacts';
+import { platformLauncher, type Launcher } from '../exec/launch';
 import type { ExecOutcome, ExecProgress, Executor, ExecResult, ExecStage } from '../exec/types';
 import type { IsolationState } from '../isolationState';
 import { guardFor } from '../paths/guard';
@@ -16,6 +17,7 @@ import { runGuarded, type Denial, type GuardedCall, type GuardedDeps } from '../
 import type { Policy } from '../policy';
 import { deny, type Verdict } from '../verdict';
 import { isolationOutcomeOf } from '../isolationState';
+import { commandsReachNetwork } from '../modes';
 import { parseRule, ruleCoversRequest } from './commandRules';
 import { perCallEnvAllowlist } from './callEnv';
 import { checkCommand, type CheckedCommand, type CommandPlan, type CommandRequest } from './decide';
@@ -129,6 +131,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, given: Ca
           ...(policy.safePath !== undefined && { safePath: policy.safePath }),
           ...(request.env && { overrides: { ...request.env } }),
           ...(developer && { developer }),
+          offline: !commandsReachNetwork(policy.network, isolationOutcomeOf(isolation)),
         });
       } catch (e) {
         checks.push(deny(isToolError(e) ? e.code : 'BAD_REQUEST', isToolError(e) && e.rule ? e.rule : 'env.not-allowed', (e as Error).message));
@@ -235,12 +238,13 @@ async function executeWired(
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
   proxy: ProxyWiring | undefined, view: OverlayView | undefined,
 ): Promise<CommandResult> {
+  const launcher = isolation.launcher ?? defaultLauncher();
   let stages: ExecStage[];
   try {
     stages = plan.spawnArgv.map((prepared, i) => {
       // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
-      const stage = { file: prepared[0]!, args: prepared.slice(1) };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy, view) : { ...stage, argv0: plan.parsed.stages[i]![0]! };
+      const stage = { file: prepared[0]!, args: prepared.slice(1), argv0: plan.parsed.stages[i]![0]! };
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy, view) : launcher.prepare(stage);
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
@@ -254,6 +258,7 @@ async function executeWired(
   const missing = plan.programs.findIndex((p) => p === undefined);
   const result: ExecResult = missing >= 0 ? notFound(plan.parsed.stages[missing]![0]!, plan.notFound[missing]) : await deps.executor.run({
     stages,
+    launcher,
     cwd: plan.cwd.real,
     env,
     ...(request.stdin !== undefined && { stdin: request.stdin }),
@@ -298,6 +303,10 @@ async function executeWired(
     ...(result.error && { error: result.error }),
   };
 }
+
+/** A state that names no launcher (tests' NO_ISOLATION) still starts contained: the platform's own, no sandbox. */
+let fallback: Launcher | undefined;
+const defaultLauncher = (): Launcher => (fallback ??= platformLauncher(null));
 
 function notFound(name: string, why: string | undefined): ExecResult {
   return {

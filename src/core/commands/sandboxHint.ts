@@ -4,11 +4,11 @@ import { howToSet, settingName, type SettingsHost } from '../config/settingNames
 import { isInside } from '../paths/confine';
 
 /**
- * "Say what the sandbox did": when a command failed on a limit the server set — `.git` read-only, no network, a
- * program that is not on the commands' PATH or that the sandbox hides — one line naming the setting that changes
- * it. Two steps, both pure: what the output shows (failureSigns: the real messages of git, curl, wget, npm/node,
- * Python, pip, ssh, make, env, sh, bash and zsh), then whether a setting of ours caused it and which
- * (sandboxHint). The once-per-session bookkeeping is the session's (src/server/tools).
+ * "Say what the sandbox did": when a command failed on a limit the server set — `.git`'s configuration and hooks
+ * read-only, no network, a program that is not on the commands' PATH or that the sandbox hides — one line naming
+ * the setting that changes it. Two steps, both pure: what the output shows (failureSigns: the real messages of
+ * git, curl, wget, npm/node, Python, pip, ssh, make, env, sh, bash and zsh), then whether a setting of ours caused
+ * it and which (sandboxHint). The once-per-session bookkeeping is the session's (src/server/tools).
  */
 
 export type SandboxCause = 'git-read-only' | 'network' | 'program-missing';
@@ -20,7 +20,7 @@ export interface SandboxHint {
 }
 
 export interface FailureSigns {
-  /** A write under a `.git` folder failed with EROFS (or EBUSY over a read-only mounted file). */
+  /** A write under a `.git` folder failed with EROFS or EBUSY. */
   readonly gitReadOnly: boolean;
   /** A name lookup or a connection failed the way it does without a network. */
   readonly network: boolean;
@@ -29,10 +29,13 @@ export interface FailureSigns {
 }
 
 /**
- * A write under `.git` refused by the sandbox: EROFS inside a read-only mount (a hook), or EBUSY when git renames its
- * lock file over a file mounted read-only (`git config` writing `.git/config`: "Device or resource busy").
+ * A write to `.git` the sandbox stopped: EROFS where a folder is read-only (hooks), EBUSY where git renames its
+ * lock file over the read-only configuration file ("could not write config file .git/config: Device or resource
+ * busy": a file bound read-only cannot be replaced).
  */
-const EROFS_GIT = /(?:^|[\s'"‘`(/=])\.git(?:[/\s'"’`):]|$).*(?:Read-only file system|Device or resource busy)|(?:Read-only file system|Device or resource busy).*(?:^|[\s'"‘`(/=])\.git(?:[/\s'"’`):]|$)/m;
+const GIT_PATH = String.raw`(?:^|[\s'"‘\`(/=])\.git(?:[/\s'"’\`):]|$)`;
+const REFUSED_WRITE = '(?:Read-only file system|Device or resource busy)';
+const EROFS_GIT = new RegExp(`${GIT_PATH}.*${REFUSED_WRITE}|${REFUSED_WRITE}.*${GIT_PATH}`, 'm');
 
 /** Name resolution and connection failures as the programs print them when there is no network at all. */
 const NETWORK = [
@@ -121,7 +124,7 @@ export function sandboxHint(output: string, facts: HintFacts): SandboxHint | und
   if (signs.gitReadOnly && facts.sandboxed && !facts.allowGitWrites && !facts.workspaceReadOnly) {
     return {
       cause: 'git-read-only',
-      text: `The sandbox keeps .git's configuration and hooks read-only, so git cannot change them (git config, a hook; add, commit and branch work). To let sandboxed commands write them, ${howToSet('allowGitWrites', facts.host, true)} (a command that can write .git can plant a hook that runs later, outside the sandbox).`,
+      text: `The sandbox keeps .git's configuration and hooks read-only (commits, branches and the index are writable), so git cannot change them (git remote add, git config, a hook). To let sandboxed commands write them, ${howToSet('allowGitWrites', facts.host, true)} (a command that can write .git can plant a hook that runs later, outside the sandbox).`,
     };
   }
   if (signs.network && facts.sandboxed && !facts.commandsHaveNetwork) {

@@ -1,4 +1,4 @@
-import { runHelper } from '../exec/helper';
+import { runHelper } from '../exec/launch/spawn';
 
 /**
  * Which folders of an overlay's upper layer are opaque: made where the command had removed a folder of the

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runHelper } from '../exec/helper';
+import { runHelper } from '../exec/launch/spawn';
 import { attempt } from '../attempt';
 import { opaqueReaderArgv } from './opaque';
 

@@ -10,7 +10,8 @@ import { gitIdentityEnv } from './developer/gitIdentity';
  *  - no editor, pager or password prompt (NON_INTERACTIVE_ENV);
  *  - a terminal description that works and colours nothing (TERMINAL_ENV);
  *  - a developer's context (developer/context.ts): the commands' private HOME, the toolchain folders' roots, the
- *    person's git identity as GIT_AUTHOR_* / GIT_COMMITTER_*.
+ *    person's git identity as GIT_AUTHOR_* / GIT_COMMITTER_*;
+ *  - without a network (a sandbox that gives commands none): no retries by package managers (OFFLINE_ENV).
  * A name the operator passes through (and the parent has), or a per-call value for it, wins over all of these.
  */
 
@@ -62,6 +63,18 @@ export function terminalEnv(platform: NodeJS.Platform): Record<string, string> {
   };
 }
 
+/**
+ * A command in a sandbox without a network cannot reach a registry, however often it tries: npm retries a failed
+ * lookup with back-off for over two minutes (the call times out, saying nothing about the network), pip for about
+ * ten seconds. With no retries they fail at once with their own "getaddrinfo EAI_AGAIN" / "Temporary failure in
+ * name resolution", which the sandbox hint (commands/sandboxHint.ts) recognises and explains, naming the network
+ * setting. A cached package still installs. npm's variable is read by pnpm as well.
+ */
+export const OFFLINE_ENV: Readonly<Record<string, string>> = Object.freeze({
+  npm_config_fetch_retries: '0',
+  PIP_RETRIES: '0',
+});
+
 export interface ChildEnvOptions {
   readonly parentEnv: NodeJS.ProcessEnv;
   /** MCP_SHELL_CHILD_ENV_ALLOWLIST: names inherited from the parent and accepted as per-call overrides. */
@@ -73,6 +86,8 @@ export interface ChildEnvOptions {
   readonly platform?: NodeJS.Platform;
   /** HOME, the toolchain folders and their roots, the git identity (absent: none of them). */
   readonly developer?: DeveloperContext;
+  /** The command will have no network (a sandbox that gives it none): OFFLINE_ENV. */
+  readonly offline?: boolean;
 }
 
 export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
@@ -93,6 +108,7 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
   if (dev?.home !== undefined) env.set('HOME', dev.home);
   if (dev?.toolchain) set(dev.toolchain.env);
   if (dev?.identity) set(gitIdentityEnv(dev.identity));
+  if (opts.offline) set(OFFLINE_ENV);
 
   if (windows) {
     for (const key of WINDOWS_LAUNCH_KEYS) {

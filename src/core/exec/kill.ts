@@ -14,13 +14,16 @@ export interface KillTarget {
   /** The per-call marker value of GUARDED_SHELL_RUN. */
   readonly runId: string;
   /**
-   * Stages that are PID 1 of their own PID namespace (the zygote starts them so). The kernel drops a signal
+   * Processes of the call that are PID 1 of a PID namespace of their own (the command, under the launcher's fork
+   * server: src/core/exec/launch/posix.ts finds them). The kernel drops a signal
    * sent to a namespace's init from outside unless it has a handler, so SIGTERM alone would leave a plain
    * `sleep` running for the whole grace. Such a stage that neither catches nor ignores SIGTERM gets SIGKILL —
    * what SIGTERM's default action would have done — once it has no live child left (its children got the
-   * SIGTERM and their grace; killing the init first would end its namespace, and them, at once).
+   * SIGTERM and their grace; killing the init first would end its namespace, and them, at once). `kill` is the
+   * process that gets that SIGKILL: the init's parent, whose death ends the namespace (--kill-child), and which
+   * then reports SIGKILL itself (util-linux 2.38's unshare exits 1 when its child dies of SIGKILL).
    */
-  readonly inits?: readonly number[];
+  readonly inits?: ReadonlyArray<{ readonly pid: number; readonly kill: number }>;
 }
 
 /** Of the `inits`, those that got SIGKILL in place of SIGTERM's default action (reported as SIGTERM). */
@@ -31,15 +34,15 @@ const SIGKILL_ROUNDS = 5;
 
 export async function killProcessTrees(target: KillTarget, graceMs: number, emulated: TermEmulated = new Set()): Promise<void> {
   const pgids = target.pgids.filter(isSafeTarget);
-  // No group left to signal (a zygote's stages, once reaped): the run's marker may still find a process outside
+  // No group left to signal (stages whose namespaces ended with them): the run's marker may still find a process outside
   // them that holds its pipes (started through a service manager, say).
   if (pgids.length === 0 && !target.runId) return;
-  const inits = (target.inits ?? []).filter(isSafeTarget);
+  const inits = (target.inits ?? []).filter((i) => isSafeTarget(i.pid) && isSafeTarget(i.kill));
   const endInits = (): void => {
-    for (const pid of inits) {
+    for (const { pid, kill } of inits) {
       if (emulated.has(pid) || isGone(readProcStat(pid)) || !diesOfSigterm(pid) || hasLiveChild(pid)) continue;
       emulated.add(pid);
-      signalPid(pid, 'SIGKILL');
+      signalPid(kill, 'SIGKILL');
     }
   };
   const linux = procAvailable();

@@ -41,32 +41,25 @@ function prefixed(role: string, file: string, open: () => number): number {
   }
 }
 
-/**
- * Descriptor number at which every stage receives its working directory (an O_PATH descriptor of the folder
- * that was checked). A launcher that changes directory BY PATH after it starts (bubblewrap re-resolves its
- * cwd after pivot_root) is given `--chdir /proc/self/fd/4` instead, so a folder swapped for a link meanwhile is
- * never followed (src/core/isolation/contain.ts).
- */
-export const WORKDIR_FD = 4;
-
 const O_PATH_DIR = (procFdWorks() ? O_PATH : fs.constants.O_RDONLY) | (fs.constants.O_DIRECTORY ?? 0);
 
 /**
- * The working directory, held by descriptor from the root to the spawn: the child starts in exactly the folder
+ * The working directory, held by descriptor from the root to the start: the child starts in exactly the folder
  * that was checked (`/proc/self/fd/N` is resolved by the child before exec, to the same inode), so a folder
  * swapped for a link to elsewhere meanwhile is refused instead of followed. Elsewhere (no /proc) the path is
- * re-checked the same way and used by name. `fd` is handed to every stage as WORKDIR_FD.
+ * re-checked the same way and used by name.
  */
 export function holdWorkingDirectory(cwd: string, guard: PathGuard | undefined): { path: string; real: string; fd: number | undefined; release: () => void } {
   if (!guard) {
-    // Unit tests of the executor: no root to confine to, but launchers still expect WORKDIR_FD.
-    let fd: number | undefined;
+    // Unit tests of the executor: no root to confine to; the folder is still held, by its path.
+    let fd: number;
     try {
       fd = fs.openSync(cwd, O_PATH_DIR);
-    } catch {
-      fd = undefined; // the spawn reports the missing folder
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new Error(`working directory ${cwd} ${code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be opened (${code})`}`);
     }
-    return { path: cwd, real: cwd, fd, release: () => fd !== undefined && fs.closeSync(fd) };
+    return { path: procFdWorks() ? `/proc/self/fd/${fd}` : cwd, real: cwd, fd, release: () => fs.closeSync(fd) };
   }
   let w: ReturnType<typeof walk>;
   try {

@@ -1,23 +1,9 @@
 import type { PathGuard } from '../paths/guard';
 import type { OutputLimitAction } from './capture';
+import type { Launcher, PreparedStage } from './launch/contract';
 
-/** One program of a pipeline, as it will be spawned (after any sandbox wrapping). Never a shell string. */
-export interface ExecStage {
-  readonly file: string;
-  readonly args: readonly string[];
-  /** argv[0] the program sees, when it differs from `file` (the judged absolute path runs under the name it was called by). */
-  readonly argv0?: string;
-  /**
-   * Hand this stage its checked working directory as descriptor 4 (WORKDIR_FD). Only for the no-sandbox PID
-   * launcher: a directory descriptor inside a SANDBOX would let the command openat(4, "..") past its mounts.
-   */
-  readonly workdirFd?: boolean;
-  /**
-   * Start it through the containment zygote run by this perl (src/core/exec/zygote): a fork into a new PID
-   * namespace instead of a launcher exec. Only for the no-sandbox containment, and for every stage of a call.
-   */
-  readonly zygote?: string;
-}
+/** One program of a pipeline as its launcher prepared it (launch/contract.ts). Never a shell string. */
+export type ExecStage = PreparedStage;
 
 export interface ExecProgress {
   readonly elapsedMs: number;
@@ -28,6 +14,8 @@ export interface ExecProgress {
 export interface ExecSpec {
   /** One or more stages; stage i's stdout feeds stage i+1's stdin through a real OS pipe. */
   readonly stages: readonly ExecStage[];
+  /** Starts, contains and stops the stages (the one that prepared them). */
+  readonly launcher: Launcher;
   /** Absolute working directory, already confined. */
   readonly cwd: string;
   /** The COMPLETE child environment (already minimal); nothing of the server's is added. */

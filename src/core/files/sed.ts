@@ -1,4 +1,4 @@
-import { runHelper } from '../exec/helper';
+import { runHelper } from '../exec/launch/spawn';
 import { ToolError } from '../errors';
 import { detectLineEnding, toLf, withLineEnding } from './text';
 

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { overlayStep, sandboxIdentity } from '../effects/overlay';
+import { sandboxIdentity } from '../effects/overlay';
+import { sandboxInit, type LinuxTools } from '../exec/launch/linuxChains';
 import type { ExecStage } from '../exec/types';
 import { proxyMounts, proxyPrefix } from '../network/sandboxWiring';
 import { isInside } from '../paths/confine';
@@ -26,6 +27,8 @@ export interface BwrapOptions {
   readonly prlimitPath?: string;
   /** Add --disable-userns (bubblewrap >= 0.8): nothing inside can create a user namespace of its own. */
   readonly disableUserns: boolean;
+  /** The sandbox's PID 1 and the command's loss of capabilities (the probe's; linuxChains.ts). */
+  readonly tools?: LinuxTools;
   /** How paths on disk are looked at; tests replace it. Returns the real path and its type, or undefined. */
   readonly lookup?: (p: string) => PathInfo | undefined;
   /** Finds nested `.git` and protected-glob paths below the root; tests replace it. */
@@ -147,6 +150,9 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
     // Without it a server running as root hands the command every capability inside its user namespace, and the
     // command can umount the tmpfs hiding HOME and remount / read-write (verified with bubblewrap 0.8).
     '--cap-drop', 'ALL',
+    // No bwrap init: PID 1 is sandboxInit()'s (src/core/exec/launch/linuxChains.ts), which keeps this one
+    // capability while the command it forks has none, so the command cannot trace it or clear its death signal.
+    '--as-pid-1', '--cap-add', 'CAP_SETPCAP',
     ...(c.network === 'allow' ? ['--share-net'] : []),
     '--ro-bind', '/', '/',
     '--dev', '/dev', // null, zero, random, tty, pts, shm only: no disks, no /dev/kmsg
@@ -179,15 +185,13 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
   return args;
 }
 
+const DEFAULT_TOOLS: LinuxTools = { unshare: '/usr/bin/unshare', setpriv: '/usr/bin/setpriv', timeout: '/usr/bin/timeout' };
+
 export function createBwrapSandbox(opts: BwrapOptions): Sandbox {
   return {
     kind: 'bwrap',
-    wrap: (stage, ctx) => {
-      const argv = [opts.bwrapPath, ...bwrapArgs(stage, ctx, opts)];
-      if (!ctx.overlay) return { file: argv[0]!, args: argv.slice(1) };
-      // The mount step makes the view in a mount namespace of its own, then execs bubblewrap in its place.
-      const stepped = overlayStep(ctx.overlay.tools, checkContext(ctx).root, ctx.overlay.view, argv);
-      return { file: stepped[0]!, args: stepped.slice(1) };
-    },
+    // Preview (ctx.overlay): the workspace's place holds the copy-on-write view; the Linux launcher puts the mount
+    // step that makes it in front of this argv (exec/launch/linux.ts).
+    wrap: (stage, ctx) => ({ file: opts.bwrapPath, args: bwrapArgs(sandboxInit(stage, opts.tools ?? DEFAULT_TOOLS), ctx, opts) }),
   };
 }

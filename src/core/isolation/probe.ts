@@ -1,4 +1,5 @@
-import { runHelper } from '../exec/helper';
+import { findLinuxTools, initAndCommand, type LinuxTools } from '../exec/launch/linuxChains';
+import { runHelper } from '../exec/launch/spawn';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SANDBOX_EXEC_PATH } from './seatbelt';
@@ -16,6 +17,8 @@ export interface ProbeOptions {
   /** Where to look for bwrap, in order. Default: the usual system locations, then the server's PATH. */
   readonly bwrapCandidates?: readonly string[];
   readonly prlimitCandidates?: readonly string[];
+  /** unshare and setpriv (util-linux); null: none here. Default: found in the system's folders. */
+  readonly tools?: LinuxTools | null;
   /** Milliseconds allowed for each trial run. */
   readonly timeoutMs?: number;
 }
@@ -50,12 +53,13 @@ function firstExecutable(candidates: readonly string[]): string | undefined {
   return candidates.find(isExecutableFile);
 }
 
-/** The flags every wrapped command uses; the trial run must use them too, or it proves nothing. */
-function trialArgs(truePath: string, disableUserns: boolean): string[] {
+/** The flags every wrapped command uses, and the same PID 1 step; the trial run must use them too, or it proves nothing. */
+function trialArgs(truePath: string, disableUserns: boolean, tools: LinuxTools): string[] {
   return [
     '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
     '--unshare-all', '--unshare-user', ...(disableUserns ? ['--disable-userns'] : []), '--cap-drop', 'ALL',
-    '--die-with-parent', '--new-session', '--', truePath,
+    '--as-pid-1', '--cap-add', 'CAP_SETPCAP',
+    '--die-with-parent', '--new-session', '--', ...initAndCommand({ file: truePath, args: [] }, tools),
   ];
 }
 
@@ -86,15 +90,19 @@ async function probeBwrap(opts: ProbeOptions): Promise<IsolationProbe> {
       reason: 'bubblewrap (bwrap) is not installed. Install it: `apt-get install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora), `pacman -S bubblewrap` (Arch).',
     };
   }
+  const tools = opts.tools === undefined ? findLinuxTools() : opts.tools ?? undefined;
+  if (!tools) {
+    return { kind: 'bwrap', available: false, path: bwrap, reason: 'util-linux\'s unshare and setpriv or coreutils\' timeout are not in /usr/bin or /bin: the sandbox needs them for its PID 1 and to leave commands no capability. Install util-linux and coreutils.' };
+  }
   const truePath = firstExecutable(['/usr/bin/true', '/bin/true']) ?? '/bin/true';
   // The version and the trial sandbox side by side: the probe is on the start-up path (sessions wait for it).
-  const [versionRun, firstTrial] = await Promise.all([run(bwrap, ['--version'], timeoutMs), run(bwrap, trialArgs(truePath, true), timeoutMs)]);
+  const [versionRun, firstTrial] = await Promise.all([run(bwrap, ['--version'], timeoutMs), run(bwrap, trialArgs(truePath, true, tools), timeoutMs)]);
   const version = versionRun.ok ? versionRun.stdout.trim().replace(/^bubblewrap\s+/i, '') : undefined;
   let trial = firstTrial;
   let disableUserns = true;
   if (!trial.ok) {
     // bubblewrap < 0.8 has no --disable-userns; the sandbox is still sound without it (see docs/isolation.md).
-    const older = await run(bwrap, trialArgs(truePath, false), timeoutMs);
+    const older = await run(bwrap, trialArgs(truePath, false, tools), timeoutMs);
     if (older.ok) {
       trial = older;
       disableUserns = false;
@@ -122,6 +130,7 @@ async function probeBwrap(opts: ProbeOptions): Promise<IsolationProbe> {
     path: bwrap,
     ...(version && { version }),
     ...(prlimitPath && { prlimitPath }),
+    tools,
     disableUserns,
     ...(limitations.length && { limitations }),
   };

@@ -22,6 +22,7 @@ export function sandboxFromProbe(probe: IsolationProbe): Sandbox | null {
       bwrapPath: probe.path,
       disableUserns: probe.disableUserns === true,
       ...(probe.prlimitPath && { prlimitPath: probe.prlimitPath }),
+      ...(probe.tools && { tools: probe.tools }),
     });
   }
   if (probe.kind === 'seatbelt') return createSeatbeltSandbox(probe.path);

@@ -1,4 +1,5 @@
 import type { OverlayTools, OverlayView } from '../effects/overlay';
+import type { LinuxTools } from '../exec/launch/linuxChains';
 import type { ExecStage } from '../exec/types';
 import type { ProxyWiring } from '../network/sandboxWiring';
 import type { Policy } from '../policy';
@@ -82,6 +83,8 @@ export interface IsolationProbe {
   readonly path?: string;
   /** bubblewrap: absolute path of prlimit (util-linux), used for resource limits. Missing: no limits possible. */
   readonly prlimitPath?: string;
+  /** bubblewrap: the sandbox's PID 1 and the command's loss of capabilities (src/core/exec/launch/linuxChains.ts). */
+  readonly tools?: LinuxTools;
   /** bubblewrap: whether `--disable-userns` works here (bubblewrap >= 0.8). */
   readonly disableUserns?: boolean;
   /** Things the sandbox does NOT guarantee on this machine (e.g. running as root). Shown with the status. */

@@ -260,8 +260,11 @@ export async function startProxy(o: ProxyOptions): Promise<ProxySession> {
       (closing ??= (async () => {
         closed = true;
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        // A tunnel's bytes are counted when its socket closes, a tick after destroy(): the record is read once
+        // every socket has closed, or a busy machine reads it before the last tunnel's bytes are in.
+        const sockets = [...open].map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())));
         for (const s of open) s.destroy();
-        await stopped;
+        await Promise.all([stopped, ...sockets]);
         fs.rmSync(o.socketPath, { force: true });
         return record.snapshot();
       })()),

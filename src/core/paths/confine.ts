@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ToolError } from '../errors';
 import { attempt } from '../attempt';
+import { windowsPathProblem } from './windows';
 
 /**
  * Workspace confinement. The root is a REAL path (symlinks resolved once at start). A requested path is judged by
@@ -16,10 +17,12 @@ export function isInside(root: string, child: string): boolean {
   return rel !== '' && !rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel);
 }
 
-/** Rejects input that is not a usable path before touching the disk. */
-export function checkPathText(p: string, what = 'path'): void {
+/** Rejects input that is not a usable path before touching the disk (on Windows, also what Win32 would rewrite). */
+export function checkPathText(p: string, what = 'path', platform: NodeJS.Platform = process.platform): void {
   if (typeof p !== 'string' || p.length === 0) throw new ToolError('BAD_REQUEST', `The ${what} is empty.`, 'path.empty');
   if (p.includes('\0')) throw new ToolError('BAD_REQUEST', `The ${what} contains a NUL byte.`, 'path.nul');
+  const windows = platform === 'win32' ? windowsPathProblem(p) : undefined;
+  if (windows) throw new ToolError('BAD_REQUEST', `The ${what} "${p}" cannot be used on Windows: ${windows}.`, 'path.windows-form');
 }
 
 export interface ResolvedPath {

@@ -208,3 +208,14 @@ export function timeoutNote(asked: number | undefined, policy: Pick<Policy, 'max
   if (asked === undefined || asked <= policy.maxTimeoutSeconds) return undefined;
   return `Note: timeout ${asked} s is above the server's maximum; ${policy.maxTimeoutSeconds} s was used (the maximum is the server's --max-timeout / guardedShell.timeout.max).`;
 }
+
+/**
+ * A command that ran out of time below the maximum: the agent is told it may ask for more, and how much (a
+ * default of 30 s stops an install or a test suite that needs a minute, and the result said only "timed out").
+ */
+export function timeoutAdvice(asked: number | undefined, r: Pick<CommandResult, 'outcome'>, policy: Pick<Policy, 'defaultTimeoutSeconds' | 'maxTimeoutSeconds'>): string | undefined {
+  if (r.outcome !== 'timeout') return undefined;
+  const used = Math.min(asked ?? policy.defaultTimeoutSeconds, policy.maxTimeoutSeconds);
+  if (used >= policy.maxTimeoutSeconds) return undefined;
+  return `Note: it had ${used} s. If it needs longer, call again with "timeout" up to ${policy.maxTimeoutSeconds} (seconds).`;
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { runCommand } from '../../core/commands/run';
 import { anyCommandHints } from './annotations';
 import { callContext } from './callContext';
-import { commandOutputShape, timeoutNote, toToolResult, sessionNotes } from './commandResult';
+import { commandOutputShape, timeoutAdvice, timeoutNote, toToolResult, sessionNotes } from './commandResult';
 import { defineTool } from './define';
 import { commandLimitsText } from './describe';
 import { commandExamples, redirectOffered } from '../../core/offers';
@@ -41,7 +41,8 @@ export default defineTool({
         env.commands,
         callContext('shell_execute', extra),
       );
-    const note = timeoutNote(args.timeout, env.commands.policy());
-    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r), ...(note && r.outcome !== 'denied' && { notes: [note] }) }, env.place);
+    const policy = env.commands.policy();
+    const notes = [timeoutNote(args.timeout, policy), timeoutAdvice(args.timeout, r, policy)].filter((n): n is string => n !== undefined && r.outcome !== 'denied');
+    return toToolResult(r, { commandName: args.command[0] ?? '', ...sessionNotes(env, r), ...(notes.length && { notes }) }, env.place);
   },
 });

@@ -158,3 +158,13 @@ describe('ApprovalMemory (injected clock)', () => {
     expect(m.has('y')).toBe(false);
   });
 });
+
+describe('saved rules remembered by the server', () => {
+  it('stop applying once the settings that hold them no longer list them (removed by hand in settings.json)', () => {
+    const m = new ApprovalMemory();
+    m.addRule('git log *');
+    m.addRule('npm test *');
+    m.keepRules(['npm test *', 'ls']);
+    expect(m.rules()).toEqual(['npm test *']);
+  });
+});

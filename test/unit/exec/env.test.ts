@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildChildEnv, DEFAULT_SAFE_PATH, NON_INTERACTIVE_ENV, terminalEnv } from '../../../src/core/exec/env';
+import { buildChildEnv, DEFAULT_SAFE_PATH, NON_INTERACTIVE_ENV, OFFLINE_ENV, terminalEnv } from '../../../src/core/exec/env';
 import { isToolError } from '../../../src/core/errors';
 
 const parent = {
@@ -114,6 +114,12 @@ describe("a developer's context in the child environment", () => {
       parentEnv: { ...parent, GIT_AUTHOR_NAME: 'Operator', TERM: 'xterm-256color' }, allowlist: ['HOME', 'GIT_AUTHOR_NAME', 'PATH', 'TERM'], platform: 'linux', developer,
     });
     expect(env).toMatchObject({ HOME: '/home/me', GIT_AUTHOR_NAME: 'Operator', GIT_COMMITTER_NAME: 'Ada', PATH: parent.PATH, TERM: 'xterm-256color' });
+  });
+
+  it('tells package managers not to retry when the command has no network; what the operator passes through wins', () => {
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [], platform: 'linux', offline: true })).toEqual({ ...fixed('linux'), ...OFFLINE_ENV, PATH: DEFAULT_SAFE_PATH });
+    expect(buildChildEnv({ parentEnv: parent, allowlist: [], platform: 'linux' })).not.toHaveProperty('PIP_RETRIES');
+    expect(buildChildEnv({ parentEnv: { ...parent, PIP_RETRIES: '3' }, allowlist: ['PIP_RETRIES'], platform: 'linux', offline: true }).PIP_RETRIES).toBe('3');
   });
 
   it('keeps a configured safe PATH as the operator wrote it (no toolchain folders added)', () => {

@@ -4,22 +4,28 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_SAFE_PATH } from '../../../src/core/exec/env';
 import { findPidsWithEnv } from '../../../src/core/exec/processes';
+import type { Launcher } from '../../../src/core/exec/launch/contract';
+import { plainLinuxLauncher } from '../../../src/core/exec/launch';
 import type { ExecSpec, ExecStage } from '../../../src/core/exec/types';
 
 /** Name of a test-only variable: each test tags its children so it can count ITS survivors in /proc. */
 export const TAG_NAME = 'GS_EXEC_TEST_TAG';
 
 /**
- * How stages start: spawned by Node (the executor's own tests), or through the containment zygote (the
- * `*.zygote.test.ts` files run the same suites that way, so both launch paths meet the same expectations).
+ * The launcher the stages are prepared and started by: the plain one for the executor's own tests (its
+ * supervision, not the containment); the conformance suite (test/conformance) runs the same suites through every
+ * launcher path of the platform with `useLauncher`.
  */
-let zygotePerl: string | undefined;
-export function startThroughZygote(perl: string): void {
-  zygotePerl = perl;
+let launcher: Launcher = plainLinuxLauncher();
+export function useLauncher(l: Launcher): void {
+  launcher = l;
+}
+export function currentLauncher(): Launcher {
+  return launcher;
 }
 
 export function stage(file: string, ...args: string[]): ExecStage {
-  return zygotePerl ? { file, args, zygote: zygotePerl } : { file, args };
+  return launcher.prepare({ file, args });
 }
 
 export function sh(script: string): ExecStage {
@@ -36,6 +42,7 @@ export function tagged(stages: ExecStage[], extra: Partial<ExecSpec> = {}): Tagg
   const tag = randomUUID();
   const spec: ExecSpec = {
     stages,
+    launcher,
     cwd: os.tmpdir(),
     env: { PATH: DEFAULT_SAFE_PATH, [TAG_NAME]: tag },
     timeoutMs: 20_000,

@@ -10,7 +10,7 @@ const started: number[] = [];
 afterEach(() => killAll(started.splice(0)));
 
 describe('killProcessTrees', () => {
-  // A zygote's stages are reaped before their call is stopped (an output limit passed after the end): no group
+  // A namespaced call's stages can be gone before it is stopped (an output limit passed after the end): no group
   // of the call is left to signal, but a process outside its namespace may still hold its pipes.
   it('kills a process that carries the run marker when no group of the run is left', async () => {
     const runId = randomUUID().replace(/-/g, '');

@@ -32,9 +32,22 @@ describe('bwrap argv', () => {
   it('keeps the namespace, session and capability flags that make it a sandbox', () => {
     const a = bwrapArgs(stage, base, opts);
     for (const flag of ['--die-with-parent', '--new-session', '--unshare-all', '--unshare-user', '--disable-userns']) expect(a).toContain(flag);
-    expect(a.slice(a.indexOf('--cap-drop'), a.indexOf('--cap-drop') + 2)).toEqual(['--cap-drop', 'ALL']);
+    // Every capability dropped, one given back to PID 1 alone (sandboxInit drops it for the command): no bwrap init.
+    expect(a.slice(a.indexOf('--cap-drop'), a.indexOf('--cap-drop') + 5)).toEqual(['--cap-drop', 'ALL', '--as-pid-1', '--cap-add', 'CAP_SETPCAP']);
+    expect(a.filter((x) => x === '--cap-add')).toHaveLength(1);
     expect(a).not.toContain('--share-net');
-    expect(a).not.toContain('--cap-add');
+  });
+
+  it('runs the command under a PID 1 that keeps a capability while the command keeps none (the wrap, not bare bwrapArgs)', () => {
+    const tools = { unshare: '/u/unshare', setpriv: '/u/setpriv', timeout: '/u/timeout' };
+    const { args } = createBwrapSandbox({ ...opts, tools }).wrap(stage, base);
+    const cmd = args.slice(args.indexOf('--') + 1);
+    expect(cmd).toEqual([
+      '/usr/bin/prlimit', '--nproc=1024', `--fsize=${1024 ** 3}`, '--cpu=600', '--',
+      '/u/timeout', '--foreground', '0',
+      '/u/setpriv', '--no-new-privs', '--inh-caps=-all', '--ambient-caps=-all', '--bounding-set=-all', '--',
+      'ls', '-la', '--', '-weird name',
+    ]);
   });
 
   it('cuts the network unless it is allowed, and keeps DNS config readable when it is', () => {

@@ -29,15 +29,18 @@ function recording(): { executor: Executor; specs: ExecSpec[] } {
 }
 
 describe('runCommand runs the judged program', () => {
-  it('spawns the absolute path found by the PATH lookup, with argv[0] as called (echo prints its arguments)', async () => {
+  it('starts the absolute path found by the PATH lookup, at the end of the launcher\'s argv, with the name it was called by (echo prints its arguments)', async () => {
     const { executor, specs } = recording();
     const r = await runCommand({ command: ['echo', 'judged'] }, deps({ allowCommands: ['echo'], safePath: '/usr/bin:/bin' }, executor), { tool: 't' });
     expect(r.outcome).toBe('ok');
     expect(r.stdout).toBe('judged\n');
     const stage = specs[0]!.stages[0]!;
-    expect(path.isAbsolute(stage.file)).toBe(true);
-    expect(fs.realpathSync(stage.file)).toBe(fs.realpathSync(path.join(path.dirname(stage.file), 'echo')));
-    expect(stage.argv0).toBe('echo');
+    const program = stage.program!;
+    expect(path.isAbsolute(program.file)).toBe(true);
+    expect(fs.realpathSync(program.file)).toBe(fs.realpathSync(path.join(path.dirname(program.file), 'echo')));
+    expect(program.argv0).toBe('echo');
+    // The launcher wraps the judged program, never replaces it: its argv ends with exactly that program.
+    expect([stage.file, ...stage.args].slice(-2)).toEqual([program.file, 'judged']);
   });
 
   it('never spawns a program the PATH lookup did not find (a later lookup could find an unjudged one)', async () => {

@@ -1,0 +1,300 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import type { LaunchCall, LaunchedStage, Program } from './contract';
+import type { Identity, LinuxTools } from './linuxChains';
+import { NO_CAPABILITIES } from './linuxChains';
+import { closeInheritedDescriptors } from './spawn';
+import SCRIPT from './forkServer.pl';
+
+/**
+ * The Linux launcher's fork server (forkServer.pl): one small Perl process per server that forks every stage, so
+ * that the server, a Node process of tens of MB, forks nothing per command (what the minimal server pays for
+ * Node's spawn, this pays for a fork of a ~1 MB process). It is PID 1 of a PID namespace of its own, made by
+ * unshare, that dies with the server (parent-death signals on it and its parent, and the end of its orders); each
+ * stage execs `ownNamespaces` (below): the command is PID 1 of a namespace of its own inside, with its own /proc
+ * and no capability, and reaches neither this process, nor the server, nor another call (test/conformance).
+ *
+ * The fork server makes the pipes; the server opens its ends through /proc/<fork server>/fd/N (it owns the fork
+ * server's user namespace, so the kernel lets it) and then tells it to close its copies. What the server checked
+ * and holds open (the working directory, an output file) is opened again by its path and accepted only as that
+ * very object (device and inode).
+ */
+
+const PERL_DIRS = ['/usr/bin', '/bin', '/usr/local/bin'];
+
+/** The perl that runs the fork server: a fixed system location, never the agent-influenced PATH. */
+export function findPerl(): string | undefined {
+  return PERL_DIRS.map((d) => `${d}/perl`).find((p) => {
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** This machine's open() flags, which Perl's own would cost a module: O_WRONLY, O_APPEND, O_NOFOLLOW, O_NONBLOCK. */
+const FLAGS = [fs.constants.O_WRONLY, fs.constants.O_APPEND, fs.constants.O_NOFOLLOW, fs.constants.O_NONBLOCK].join(',');
+
+/** How the fork server starts: dying with the server, PID 1 of its namespace; not as root, root of a user namespace. */
+export function forkServerArgv(perl: string, tools: LinuxTools, who: Identity, trial = false): string[] {
+  const user = who.root ? [] : ['--user', '--map-root-user'];
+  return [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', perl, '-e', SCRIPT, '--', FLAGS, ...(trial ? ['--trial'] : [])];
+}
+
+/**
+ * What the fork server execs for a stage: unshare puts it in PID and mount namespaces of its own with that
+ * namespace's /proc; the command is their PID 1. As root, setpriv leaves it no capability; otherwise a user
+ * namespace maps only the server's own uid and gid (the fork server is root of its own), and the exec of that
+ * non-root uid leaves it none. unshare itself is not a namespace's init, so a signal the command dies of comes back
+ * as that signal.
+ */
+export function ownNamespaces(program: Program, tools: LinuxTools, who: Identity): string[] {
+  const user = who.root ? [] : ['--user', `--map-user=${who.uid}`, `--map-group=${who.gid}`];
+  const drop = who.root ? [tools.setpriv, ...NO_CAPABILITIES, '--'] : [];
+  return [tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--mount-proc', '--', ...drop, program.file, ...program.args];
+}
+
+/** One frame of the protocol: "<length>\n" and the fields joined by NUL. */
+function frame(fields: readonly string[]): Buffer {
+  const payload = Buffer.from(fields.join('\0'), 'utf8');
+  return Buffer.concat([Buffer.from(`${payload.length}\n`), payload]);
+}
+
+/** device:inode, as Perl's stat gives them (bigint: exact). */
+function identity(fd: number): string {
+  const st = fs.fstatSync(fd, { bigint: true });
+  return `${st.dev}:${st.ino}`;
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, n]) => [n, name]));
+/** A NUL would shift every later field (and cannot be in argv or the environment anyway). */
+const NUL = /\0/;
+
+/** A stage the fork server started, shaped like the part of ChildProcess the supervisor uses (contract.ts). */
+class ForkedStage extends EventEmitter implements LaunchedStage {
+  exitCode: number | null = null;
+  signalCode: string | null = null;
+  private open = 0;
+  /** The fork server reported its end (exitCode / signalCode are set); 'exit' follows on the next turn. */
+  private reported = false;
+
+  constructor(readonly pid: number, readonly stdin: net.Socket | null, readonly stdout: net.Socket | null, readonly stderr: net.Socket | null) {
+    super();
+    for (const s of [stdin, stdout, stderr]) {
+      if (!s) continue;
+      this.open++;
+      s.once('close', () => {
+        this.open--;
+        this.closeIfDone();
+      });
+    }
+  }
+
+  /** Told on the next turn: the report can come in the same read as the start, before anyone listens. */
+  ended(status: number, lost?: Error): void {
+    if (this.reported) return;
+    this.reported = true;
+    const sig = status & 127;
+    if (sig) this.signalCode = SIGNAL_NAMES.get(sig) ?? `SIG${sig}`;
+    else this.exitCode = status >> 8;
+    setImmediate(() => {
+      if (lost) this.emit('error', lost);
+      this.emit('exit', this.exitCode, this.signalCode);
+      this.exited = true;
+      this.closeIfDone();
+    });
+  }
+
+  private exited = false;
+  private closed = false;
+  private closeIfDone(): void {
+    if (this.closed || !this.exited || this.open > 0) return;
+    this.closed = true;
+    this.emit('close', this.exitCode, this.signalCode);
+  }
+}
+
+interface Pending {
+  readonly call: LaunchCall;
+  resolve(stages: ForkedStage[]): void;
+  reject(e: Error): void;
+}
+
+class ForkServer {
+  private readonly proc: ChildProcess;
+  private readonly pending = new Map<string, Pending>();
+  private readonly live = new Map<string, ForkedStage[]>();
+  private nextId = 1;
+  private hostPid = 0;
+  private buffer = '';
+  private stderr = '';
+  private gone: Error | undefined;
+  readonly ready: Promise<void>;
+
+  constructor(argv: readonly string[]) {
+    closeInheritedDescriptors();
+    this.proc = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', PERLIO: ':unix' } });
+    this.proc.unref();
+    (this.proc.stderr as net.Socket).unref();
+    this.proc.stdin!.on('error', () => undefined); // a fork server that died says so by 'close'
+    let ready: () => void = () => undefined;
+    let failed: (e: Error) => void = () => undefined;
+    this.ready = new Promise((resolve, reject) => ((ready = resolve), (failed = reject)));
+    this.ready.catch(() => undefined);
+    this.proc.stderr!.setEncoding('utf8').on('data', (t: string) => (this.stderr = (this.stderr + t).slice(-2000)));
+    this.proc.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      this.buffer += text;
+      let nl: number;
+      while ((nl = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        if (line.startsWith('READY ')) {
+          this.hostPid = Number(line.slice(6));
+          ready();
+        } else this.onLine(line);
+      }
+      this.holdLoop();
+    });
+    this.proc.once('error', (e) => this.die(new Error(`the launcher's fork server cannot start: ${e.message}`), failed));
+    this.proc.once('close', (code, signal) => this.die(new Error(`the launcher's fork server ended (${this.stderr.trim() || (signal ? `killed by ${signal}` : `exit status ${code}`)})`), failed));
+    this.holdLoop();
+  }
+
+  get alive(): boolean {
+    return this.gone === undefined;
+  }
+
+  /** An idle fork server must not keep a finished process alive; one starting or running calls must. */
+  private holdLoop(): void {
+    const out = this.proc.stdout as net.Socket;
+    if (this.pending.size > 0 || this.live.size > 0 || this.hostPid === 0) out.ref();
+    else out.unref();
+  }
+
+  start(call: LaunchCall): Promise<ForkedStage[]> {
+    if (this.gone) return Promise.reject(this.gone);
+    const id = String(this.nextId++);
+    let fields: string[];
+    try {
+      const out = call.stdout === 'pipe' ? ['pipe', '-', '0'] : [call.stdout.path, identity(call.stdout.fd), call.stdout.append ? '1' : '0'];
+      const env = Object.entries(call.env).map(([k, v]) => `${k}=${v}`);
+      fields = ['S', id, call.cwd.real, identity(call.cwd.fd!), call.stdin === 'pipe' ? 'pipe' : 'null', ...out, String(env.length), ...env, String(call.stages.length), ...call.stages.flatMap((s) => [String(s.args.length + 1), s.file, ...s.args])];
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+    const bad = fields.find((f) => NUL.test(f));
+    if (bad !== undefined) return Promise.reject(new Error(`an argument or environment value contains a NUL byte: ${JSON.stringify(bad.slice(0, 40))}`));
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { call, resolve, reject });
+      this.proc.stdin!.write(frame(fields));
+      this.holdLoop();
+    });
+  }
+
+  private onLine(line: string): void {
+    const [kind, id, ...rest] = line.split(' ');
+    if (kind === 'S') this.started(id!, rest);
+    else if (kind === 'F') {
+      const p = this.pending.get(id!);
+      this.pending.delete(id!);
+      const why = rest.join(' ');
+      p?.reject(Object.assign(new Error(why.startsWith('refuse ') ? why.slice(7) : `cannot start the command: ${why}`), { code: why.startsWith('refuse ') ? 'EREFUSED' : 'EFORK' }));
+    } else if (kind === 'X') {
+      const stages = this.live.get(id!);
+      stages?.[Number(rest[0])]?.ended(Number(rest[1]));
+      if (stages?.every((s) => s.exitCode !== null || s.signalCode !== null)) this.live.delete(id!);
+    }
+  }
+
+  /** The server's end of a pipe the fork server made, by its descriptor number there (non-blocking). */
+  private openEnd(n: string, write: boolean): net.Socket {
+    const fd = fs.openSync(`/proc/${this.hostPid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
+    return new net.Socket({ fd, readable: !write, writable: write });
+  }
+
+  private started(id: string, [pids, stdin, stdout, stderrs]: string[]): void {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    if (!p) return;
+    const opened: net.Socket[] = [];
+    const end = (n: string | undefined, write: boolean): net.Socket | null => {
+      if (n === undefined || n === '-') return null;
+      const s = this.openEnd(n, write);
+      opened.push(s);
+      return s;
+    };
+    const hostPids = pids!.split(',').map(Number);
+    const errs = stderrs!.split(',');
+    try {
+      const first = end(stdin, true);
+      const last = end(stdout, false);
+      const stages = hostPids.map((pid, i) => new ForkedStage(pid, i === 0 ? first : null, i === hostPids.length - 1 ? last : null, end(errs[i], false)));
+      this.live.set(id, stages);
+      p.resolve(stages);
+    } catch (e) {
+      for (const s of opened) s.destroy();
+      for (const pid of hostPids) this.signalGroup(pid);
+      p.reject(new Error(`cannot take the command's pipes from the launcher's fork server: ${(e as Error).message}`));
+    } finally {
+      this.proc.stdin!.write(frame(['A', id]));
+    }
+  }
+
+  private signalGroup(pgid: number): void {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+
+  private die(error: Error, failed: (e: Error) => void): void {
+    if (this.gone) return;
+    this.gone = error;
+    failed(error);
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+    // Its stages died with it (its namespace, and theirs inside it, ended): reported killed, and why.
+    for (const stages of this.live.values()) for (const s of stages) s.ended(9, error);
+    this.live.clear();
+  }
+
+  kill(): void {
+    this.proc.kill('SIGKILL');
+  }
+}
+
+let current: ForkServer | undefined;
+
+/** Starts a call's stages through this process's fork server, starting (or restarting) it when needed. */
+export async function startForked(argv: () => string[], call: LaunchCall): Promise<LaunchedStage[]> {
+  if (!current?.alive) current = new ForkServer(argv());
+  const server = current;
+  await server.ready;
+  return server.start(call);
+}
+
+/** The start-up probe's blocking trial: the fork server runs `program` (given its stage argv) once; its exit status. */
+export function forkServerTrialSync(serverArgv: readonly string[], stageArgv: readonly string[], timeoutMs = 5000): number | undefined {
+  const root = fs.openSync('/', 'r');
+  let order: Buffer;
+  try {
+    order = frame(['S', '1', '/', identity(root), 'null', 'pipe', '-', '0', '1', 'PATH=/usr/bin:/bin', '1', String(stageArgv.length), ...stageArgv]);
+  } finally {
+    fs.closeSync(root);
+  }
+  const r = spawnSync(serverArgv[0]!, serverArgv.slice(1), { input: order, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: '/usr/bin:/bin', PERLIO: ':unix' } });
+  const status = /^X 1 0 (\d+)$/m.exec(r.stdout ?? '')?.[1];
+  return status === undefined ? undefined : Number(status) >> 8;
+}
+
+/** For tests: the running fork server's pid on the host, and a way to kill it (the next call starts a new one). */
+export function forkServerForTests(): { readonly pid: number | undefined; kill(): void } {
+  const s = current?.alive ? (current as unknown as { hostPid: number }) : undefined;
+  return { pid: s?.hostPid, kill: () => current?.kill() };
+}

@@ -1,0 +1,52 @@
+import { afterAll, expect, it } from 'vitest';
+import { createExecutor } from '../../src/core/exec/executor';
+import { forkServerForTests } from '../../src/core/exec/launch/forkServer';
+import { describeWith } from '../helpers/needs';
+import './modes/forkServer';
+import { sh, sleep, stage, survivors, tagged } from '../unit/exec/helpers';
+
+// What is particular to the Linux launcher's fork server (src/core/exec/launch/forkServer.ts): its own end, and what
+// it refuses. The conformance suite runs everything else through it (executor.forkServer.test.ts, basics, container).
+const ex = createExecutor({ concurrency: 2, killGraceMs: 300 });
+afterAll(() => ex.shutdown());
+
+/** Polls `cond` for up to `ms` (slow on a busy machine). */
+const until = async (cond: () => boolean, ms = 10_000) => {
+  for (const end = Date.now() + ms; !cond() && Date.now() < end; ) await sleep(20);
+  return cond();
+};
+
+describeWith('fork-server')('the launcher\'s fork server', () => {
+  it('runs a stage as PID 1 of a namespace of its own, forked by the running fork server', async () => {
+    const r = await ex.run(tagged([sh('echo $$')]).spec);
+    expect(r.stdout).toBe('1\n');
+    expect(forkServerForTests().pid).toBeGreaterThan(1);
+  });
+
+  it('runs every stage of a pipeline, and a call with input, each in namespaces of its own', async () => {
+    const r = await ex.run(tagged([sh('echo $$'), stage('cat')], { stdin: undefined }).spec);
+    expect(r.stdout).toBe('1\n');
+    const withInput = await ex.run(tagged([sh('cat; echo $$')], { stdin: 'in\n' }).spec);
+    expect(withInput.stdout).toBe('in\n1\n');
+  });
+
+  it('ends a call whose fork server is killed with a clear error, leaves none of its processes, and starts a new one for the next call', async () => {
+    const { tag, spec } = tagged([sh('sleep 300 & sleep 300')]);
+    const pending = ex.run(spec);
+    expect(await until(() => survivors(tag).length >= 2)).toBe(true);
+    const first = forkServerForTests().pid;
+    forkServerForTests().kill();
+    const r = await pending;
+    expect(r.outcome, JSON.stringify(r)).toBe('error');
+    expect(r.error).toMatch(/fork server ended/);
+    expect(await until(() => survivors(tag).length === 0)).toBe(true);
+    expect((await ex.run(tagged([stage('echo', 'again')]).spec)).stdout).toBe('again\n');
+    expect(forkServerForTests().pid).not.toBe(first);
+  });
+
+  it('refuses an argument with a NUL byte before anything starts (it would shift every later field)', async () => {
+    const r = await ex.run(tagged([sh('echo a\0b'), stage('cat')]).spec);
+    expect(r.outcome).toBe('error');
+    expect(r.error).toMatch(/NUL byte/);
+  });
+});

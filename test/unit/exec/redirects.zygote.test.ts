@@ -1,3 +1,0 @@
-// The redirect suite with every stage started through the containment zygote (src/core/exec/zygote).
-import './zygoteMode';
-import './redirects.test';

@@ -68,6 +68,9 @@ export class CheckpointStore {
   private readonly pins = new Map<string, number>();
   private loadedFor: string | undefined;
   private storedBytes = 0;
+  /** The manifest changed since it was last written, and when that was. */
+  private dirty = false;
+  private savedAt = 0;
 
   constructor(
     /** Absolute, chosen by the host (never inside the workspace: the caller checks). */
@@ -145,7 +148,7 @@ export class CheckpointStore {
   private async walk(g: PathGuard, ignore: readonly string[]): Promise<Snapshot | { skipped: string }> {
     const started = Date.now();
     let slice = started;
-    const matchers = ignore.map(ignoreMatcher);
+    const isIgnored = ignoreMatcher(ignore);
     const files = new Map<string, Seen>();
     const ignored = new Map<string, string>();
     const stack: string[] = [''];
@@ -161,7 +164,7 @@ export class CheckpointStore {
       for (const e of entries) {
         const p = rel ? `${rel}/${e.name}` : e.name;
         if (e.name === '.git') continue;
-        if (matchers.some((m) => m(p, e.name))) {
+        if (isIgnored(p, e.name)) {
           const st = attempt(() => fs.lstatSync(path.join(g.root, p), { bigint: true }));
           if (st) ignored.set(p, String(st.ctimeNs));
           continue;
@@ -219,6 +222,7 @@ export class CheckpointStore {
   }
 
   private setManifest(rel: string, seen: Seen): void {
+    this.dirty = true;
     this.dropManifest(rel);
     if (seen.hash) this.refs.set(seen.hash, (this.refs.get(seen.hash) ?? 0) + 1);
     this.manifest.set(rel, seen);
@@ -226,6 +230,7 @@ export class CheckpointStore {
 
   private dropManifest(rel: string): void {
     const old = this.manifest.get(rel);
+    if (old) this.dirty = true;
     if (old?.hash) this.refs.set(old.hash, (this.refs.get(old.hash) ?? 1) - 1);
     this.manifest.delete(rel);
   }
@@ -285,7 +290,14 @@ export class CheckpointStore {
     this.storedBytes = sizeOf(path.join(this.dir, 'objects'));
   }
 
+  /**
+   * Writes the manifest (it only spares a restarted server the first walk's reading: a lost one costs time, never
+   * correctness), at most every SAVE_EVERY_MS, so a command's walks do not each write the whole of it.
+   */
   private save(): void {
+    if (!this.dirty || Date.now() - this.savedAt < SAVE_EVERY_MS) return;
+    this.dirty = false;
+    this.savedAt = Date.now();
     const body = JSON.stringify({ root: this.loadedFor, files: Object.fromEntries(this.manifest) });
     const file = path.join(this.dir, 'manifest.json');
     const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
@@ -296,6 +308,8 @@ export class CheckpointStore {
 
 /** How long a walk holds the event loop before it lets other calls go on. */
 const SLICE_MS = 20;
+/** The manifest is written at most this often. */
+const SAVE_EVERY_MS = 10_000;
 
 function statOf(st: fs.BigIntStats, hash: string | null): Seen {
   return { id: idOf(st), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs), mode: Number(st.mode) & 0o777, hash };
@@ -309,11 +323,21 @@ function isHidden(g: PathGuard, real: string): boolean {
   return g.hidden.some((h) => h === real || real.startsWith(`${h}/`));
 }
 
-/** A checkpointIgnore glob: without a slash it matches a name at any depth, with one the path from the root. */
-function ignoreMatcher(glob: string): (rel: string, name: string) => boolean {
-  const normalized = glob.replace(/^\.\//, '').replace(/\/$/, '');
-  const re = globToRegExp(normalized);
-  return normalized.includes('/') ? (rel) => re.test(rel) : (_rel, name) => re.test(name);
+/**
+ * The checkpointIgnore globs as one test: without a slash a glob matches a name at any depth, with one the path from
+ * the root. Plain names (most of them) are looked up in a set: the walk asks for every entry of the workspace.
+ */
+function ignoreMatcher(globs: readonly string[]): (rel: string, name: string) => boolean {
+  const names = new Set<string>();
+  const byName: RegExp[] = [];
+  const byPath: RegExp[] = [];
+  for (const glob of globs) {
+    const normalized = glob.replace(/^\.\//, '').replace(/\/$/, '');
+    if (normalized.includes('/')) byPath.push(globToRegExp(normalized));
+    else if (/[*?]/.test(normalized)) byName.push(globToRegExp(normalized));
+    else names.add(normalized);
+  }
+  return (rel, name) => names.has(name) || byName.some((re) => re.test(name)) || byPath.some((re) => re.test(rel));
 }
 
 function sizeOf(dir: string): number {

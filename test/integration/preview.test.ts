@@ -7,6 +7,7 @@ import type { ApprovalDecision, ApprovalRequest, Approver } from '../../src/core
 import { ApprovalMemory } from '../../src/core/approvalMemory';
 import { AuditLog, memorySink, type AuditRecord } from '../../src/core/audit';
 import { runCommand, type CommandDeps, type CommandResult } from '../../src/core/commands/run';
+import { CheckpointStore } from '../../src/core/effects/checkpoint';
 import { probeOverlay, type OverlayProbe } from '../../src/core/effects/overlay';
 import { createExecutor } from '../../src/core/exec/executor';
 import type { Executor } from '../../src/core/exec/types';
@@ -90,6 +91,14 @@ function setup(answer: Answer, over: Partial<PolicyInput> = {}): Setup {
 const run = (s: Setup, command: string[]): Promise<CommandResult> => runCommand({ command, timeoutSeconds: 30 }, s.deps, { tool: 'shell_execute' });
 const apply: Answer = () => ({ approved: true, by: 'user' });
 const read = (rel: string) => fs.readFileSync(path.join(ws, rel), 'utf8');
+
+/** The pending copy of `name` in a view's upper layer below the staging folder. */
+function findStaged(dir: string, name: string): string | undefined {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name === name && e.parentPath.includes(`${path.sep}upper`)) return path.join(e.parentPath, e.name);
+  }
+  return undefined;
+}
 
 /** Every entry of the folder with its type, mode and bytes: "byte-identical" means this is equal. */
 function tree(root: string): Record<string, string> {
@@ -242,6 +251,30 @@ describeWith('bubblewrap', 'overlay')('command preview (real bubblewrap, real ov
     const files = Object.fromEntries(s.effects[0]!.effect!.files.map((f) => [f.path, f.change]));
     expect(files).toEqual({ 'empty.txt': 'deleted', 'other.txt': 'created', 'copy1.js': 'created', 'copy2.js': 'created', 'src/a.js': 'deleted' });
     expect(r.effect!.outcome).toBe('applied');
+  });
+
+  it('stops Apply from writing bytes other than those the card showed (the view\'s copy changed while the card was open)', async () => {
+    const s = setup(() => {
+      // The card is open: something running as the server's user rewrites the pending copy in the staging folder.
+      const staged = findStaged(overlay.available ? overlay.staging.dir : '', 'c.js');
+      fs.writeFileSync(staged!, 'not what the card showed\n');
+      return { approved: true, by: 'user' };
+    });
+    const r = await run(s, ['sh', '-c', 'echo shown > src/c.js']);
+    expect(s.effects[0]!.effect!.diff).toContain('+shown');
+    expect(r.effect).toMatchObject({ outcome: 'failed', undoable: false });
+    expect(r.effect!.message).toMatch(/not what the card showed/);
+    expect(fs.existsSync(path.join(ws, 'src', 'c.js'))).toBe(false);
+  });
+
+  it('a command with an output redirect is not previewed (the server writes the redirect itself): a checkpoint records it', async () => {
+    const s = setup(apply, { allowCommands: ['printf'], checkpoints: true });
+    const store = new CheckpointStore(path.join(base, 'backups', 'checkpoints'));
+    const deps = { ...s.deps, checkpoints: () => store };
+    const r = await runCommand({ command: ['printf', 'x', '>', 'out.txt'], timeoutSeconds: 30 }, deps, { tool: 'shell_execute' });
+    expect(s.effects).toHaveLength(0);
+    expect(fs.readFileSync(path.join(ws, 'out.txt'), 'utf8')).toBe('x');
+    expect(r.effect).toMatchObject({ via: 'checkpoint', outcome: 'recorded', files: [{ path: 'out.txt', change: 'created' }] });
   });
 
   it('a command that changes nothing brings no card', async () => {

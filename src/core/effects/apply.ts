@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { attempt } from '../attempt';
@@ -6,6 +7,7 @@ import type { KeptFile } from '../files/backupStore';
 import { mkdirAt, readRegular, removeAt, symlinkAt, writeAt, type Expect } from '../files/fdops';
 import { closeQuietly, idOf } from '../paths/fdpath';
 import type { PathGuard } from '../paths/guard';
+import { hashOfFd } from './inventory';
 import type { Before, EffectStep } from './types';
 
 /**
@@ -99,15 +101,23 @@ function applyStep(g: PathGuard, s: Exclude<EffectStep, { op: 'skip' }>, real: s
       symlinkAt(g, real, s.target);
       return;
     case 'write': {
-      const fd = fs.openSync(s.source, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      // Exactly the bytes the card showed: a file small enough is read once, checked and written from memory; a
+      // larger one is checked on its descriptor and copied from it.
+      const fd = fs.openSync(s.source, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
       try {
-        writeAt(g, real, { fromFd: fd }, { what: 'file', expect: expectOf(s.before), mode: s.mode, mkdirs: true });
+        const small = s.size <= VERIFIED_IN_MEMORY ? fs.readFileSync(fd) : undefined;
+        const now = small ? createHash('sha256').update(small).digest('hex') : hashOfFd(fd).hash;
+        if (now !== s.hash) throw new Error(`"${s.path}" is not what the card showed (the view's copy changed since); nothing more was written`);
+        writeAt(g, real, small ?? { fromFd: fd }, { what: 'file', expect: expectOf(s.before), mode: s.mode, mkdirs: true });
       } finally {
         closeQuietly(fd);
       }
     }
   }
 }
+
+/** Files up to this size are held in memory between their check and their write. */
+const VERIFIED_IN_MEMORY = 16 * 1024 * 1024;
 
 function expectOf(b: Before | undefined): Expect {
   if (!b) return { kind: 'absent' };

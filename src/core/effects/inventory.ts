@@ -152,13 +152,13 @@ export async function readEffect(view: OverlayView, root: string, o: InventoryOp
             skip(p, no);
             continue;
           }
-          steps.push({ op: 'write', path: p, source, size: Number(u.size), mode, before: b, contentChanged });
+          steps.push({ op: 'write', path: p, source, ...hashOfFile(source), mode, before: b, contentChanged });
           continue;
         }
         if (!replace(p, l)) continue;
         const no = refusal(p, undefined, true);
         if (no) skip(p, no);
-        else steps.push({ op: 'write', path: p, source, size: Number(u.size), mode, contentChanged: true });
+        else steps.push({ op: 'write', path: p, source, ...hashOfFile(source), mode, contentChanged: true });
       } else if (u.isSymbolicLink()) {
         const target = fs.readlinkSync(path.join(view.upper, p));
         if (l?.isSymbolicLink() && attempt(() => fs.readlinkSync(real(p))) === target) continue;
@@ -261,6 +261,25 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
 }
 
 const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A file of the upper layer: its size and sha256, read once by descriptor (never following a link). */
+export function hashOfFile(p: string): { size: number; hash: string } {
+  const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  try {
+    return hashOfFd(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Size and sha256 of what an open file holds, read from its start. */
+export function hashOfFd(fd: number): { size: number; hash: string } {
+  const h = createHash('sha256');
+  const buf = Buffer.allocUnsafe(HASH_BYTES);
+  let size = 0;
+  for (let n; (n = fs.readSync(fd, buf, 0, buf.length, size)) > 0; size += n) h.update(buf.subarray(0, n));
+  return { size, hash: h.digest('hex') };
+}
 const join = (rel: string, name: string) => (rel ? `${rel}/${name}` : name);
 
 function isWhiteout(st: fs.BigIntStats): boolean {

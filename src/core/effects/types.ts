@@ -26,6 +26,8 @@ export type EffectStep =
       readonly path: string;
       readonly source: string;
       readonly size: number;
+      /** sha256 of the bytes as the effect was read: Apply writes only exactly these (what the card showed). */
+      readonly hash: string;
       readonly mode: number;
       /** Absent: the file is new. */
       readonly before?: Before;

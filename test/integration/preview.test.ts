@@ -277,6 +277,16 @@ describeWith('bubblewrap', 'overlay')('command preview (real bubblewrap, real ov
     expect(r.effect).toMatchObject({ via: 'checkpoint', outcome: 'recorded', files: [{ path: 'out.txt', change: 'created' }] });
   });
 
+  it('a pipeline is not previewed (each stage is a sandbox of its own): it runs, and a checkpoint records it', async () => {
+    const s = setup(apply, { allowCommands: ['sh', 'cat'] });
+    const store = new CheckpointStore(path.join(base, 'backups', 'checkpoints'));
+    const r = await runCommand({ command: ['sh', '-c', 'echo piped > p.txt; echo out', '|', 'cat'], timeoutSeconds: 30 }, { ...s.deps, checkpoints: () => store }, { tool: 'shell_execute' });
+    expect(r.outcome).toBe('ok');
+    expect(r.stdout).toBe('out\n');
+    expect(s.effects).toHaveLength(0);
+    expect(r.effect).toMatchObject({ via: 'checkpoint', outcome: 'recorded', files: [{ path: 'p.txt', change: 'created' }] });
+  });
+
   it('a command that changes nothing brings no card', async () => {
     const s = setup(apply);
     const r = await run(s, ['sh', '-c', 'cat tracked.txt > /dev/null; touch -c tracked.txt']);

@@ -148,7 +148,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, given: Ca
           if (gated.approvedBy) await rememberApproval(deps, checked, gated);
           const plan = checked.plan!;
           const effectPlan = await prepareEffect(deps, {
-            policy, isolation, readOnly: plan.readOnly, redirects: plan.stdoutFile !== undefined,
+            policy, isolation, readOnly: plan.readOnly, redirects: plan.stdoutFile !== undefined, stages: plan.spawnArgv.length,
             asked: gated.approvedBy !== undefined, approver: deps.approver(),
           });
           let r: CommandResult;

@@ -65,6 +65,8 @@ export interface EffectCall {
   readonly readOnly: boolean;
   /** The server writes an output redirect itself, into the real folder. */
   readonly redirects: boolean;
+  /** Stages of the pipeline: each is a sandbox of its own, and one view cannot be mounted twice. */
+  readonly stages: number;
   /** A person approved this call on a card (not a remembered approval or a rule: those chose not to be asked). */
   readonly asked: boolean;
   readonly approver: Approver;
@@ -79,6 +81,7 @@ export function previewRefusal(c: EffectCall): string | undefined {
   if (!support) return 'previewing needs the bubblewrap sandbox';
   if ('unavailable' in support) return support.unavailable;
   if (c.redirects) return 'the server writes an output redirect into the folder itself';
+  if (c.stages > 1) return 'each stage of a pipeline is a sandbox of its own, and one view cannot be shared by them';
   if (c.approver.kind === 'none') return 'nobody can be asked to apply it';
   if (isInside(p.root, support.staging.dir)) return 'the folder for copy-on-write views is inside the workspace';
   return undefined;

@@ -9,6 +9,7 @@ import { cleanupWorkspaces } from './server';
 import { agentResults } from './sections/agentResults';
 import { bundles } from './sections/bundles';
 import { coldStart } from './sections/coldStart';
+import { effects } from './sections/effects';
 import { isolation } from './sections/isolation';
 import { ports } from './sections/ports';
 import { kill } from './sections/kill';
@@ -72,6 +73,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     await run('bundles', () => bundles(REPO));
     const noneP50 = (lat?.data as LatencyData | undefined)?.http.call.p50 ?? NaN;
     await run('isolation', () => isolation(n, noneP50));
+    await run('effects', () => effects(quick ? 10 : 40));
     await run('profile', () => profile(REPO, n));
     // Opt-in (--only=toolpath): the in-process tool path, for working on the server's own per-call work.
     if (only?.includes('toolpath')) await run('toolpath', () => toolPath(quick ? 500 : 3000));

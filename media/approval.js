@@ -174,6 +174,7 @@
   function summary(/** @type {any} */ c) {
     if (c.command) return c.command.stages.map((/** @type {string[]} */ s) => s.map(quoted).join(' ')).join(' | ');
     if (c.change) return (KIND_TEXT[/** @type {keyof typeof KIND_TEXT} */ (c.change.kind)] || c.change.kind) + ' ' + c.change.files.join(' → ');
+    if (c.effect) return 'changes of ' + c.effect.stages.map((/** @type {string[]} */ s) => s.map(quoted).join(' ')).join(' | ');
     if (c.fetch) return 'fetch ' + c.fetch.url;
     if (c.network) return 'reach ' + c.network.host + ':' + c.network.port;
     return c.tool;
@@ -194,7 +195,7 @@
     const when = new Date(c.since);
     li.append(
       el('header', { className: 'card-head' },
-        el('h2', { className: 'tool', attrs: { id: titleId } }, c.command ? 'Run command' : c.change ? 'Change files' : c.fetch ? 'Fetch URL' : c.network ? 'Reach a host' : 'Request', el('span', { className: 'sr-only', text: ': ' + summary(c) })),
+        el('h2', { className: 'tool', attrs: { id: titleId } }, c.command ? 'Run command' : c.change ? 'Change files' : c.effect ? 'Apply what the command changed' : c.fetch ? 'Fetch URL' : c.network ? 'Reach a host' : 'Request', el('span', { className: 'sr-only', text: ': ' + summary(c) })),
         el('span', { className: 'badge', text: c.tool, attrs: { title: 'MCP tool' } }),
         el('span', { className: 'folder', text: c.folder, attrs: { title: 'Workspace folder' } }),
         el('time', { className: 'since', text: when.toLocaleTimeString(), attrs: { datetime: when.toISOString() } }),
@@ -202,6 +203,7 @@
     );
     if (c.command) li.append(renderCommand(c.command));
     if (c.change) li.append(renderChange(c.change, c.id));
+    if (c.effect) li.append(renderEffect(c.effect, c.id));
     if (c.fetch) li.append(el('p', { className: 'fetch' }, 'URL: ', ltr(c.fetch.url, 'path').node));
     if (c.network) li.append(renderHost(c.network));
     const why = el('p', { className: 'why' }, el('span', { className: 'label', text: 'Why asked: ' }));
@@ -386,8 +388,52 @@
     return box;
   }
 
-  const SIGN = { add: '+', del: '−', ctx: ' ', hunk: '', file: '', note: '' };
-  const SIGN_WORD = { add: 'added', del: 'removed', ctx: 'unchanged', hunk: '', file: '', note: '' };
+  const EFFECT_OUTCOME = { ok: 'finished (exit status 0)', failed: 'failed', timeout: 'timed out', output_limit: 'stopped at the output limit', canceled: 'was cancelled' };
+
+  /**
+   * A previewed command's effect: the command (already run, against a copy-on-write view), how it ended, its output,
+   * every file and what happens to it, the diff, and what a preview cannot see. Apply writes exactly this.
+   * @param {any} fx @param {string} id
+   */
+  function renderEffect(fx, id) {
+    const box = el('div', { className: 'effect' });
+    const line = el('p', { className: 'ran' }, el('span', { className: 'label', text: 'Ran (nothing written yet): ' }));
+    fx.stages.forEach((/** @type {string[]} */ argv, /** @type {number} */ i) => {
+      if (i) line.append(' | ');
+      line.append(ltr(argv.map(quoted).join(' '), 'path').node);
+    });
+    const ended = EFFECT_OUTCOME[/** @type {keyof typeof EFFECT_OUTCOME} */ (fx.outcome)] || fx.outcome;
+    line.append(' — ' + (fx.outcome === 'failed' && fx.exitCode !== null ? 'failed with exit status ' + fx.exitCode : ended));
+    box.append(line);
+    for (const [name, text] of [['stdout', fx.stdout], ['stderr', fx.stderr]]) {
+      if (!text) continue;
+      const pre = el('pre', { className: 'output ' + name, attrs: { 'aria-label': 'The command\'s ' + name } });
+      appendVisible(pre, text);
+      box.append(el('div', { className: 'output-box' }, el('span', { className: 'label', text: name }), pre));
+    }
+    const list = el('ul', { className: 'effect-files', attrs: { 'aria-label': 'Files the command changed' } });
+    for (const f of fx.files) {
+      const item = el('li', { className: 'effect-file' + (f.change === 'not applied' ? ' not-applied' : ''), dataset: { change: f.change } },
+        el('span', { className: 'kind', text: f.change }), ' ', ltr(f.path, 'path').node);
+      if (f.detail !== undefined) item.append(el('span', { className: 'detail' }, f.change === 'renamed' ? ' (from ' : ' (', ltr(f.detail, 'path').node, ')'));
+      list.append(item);
+    }
+    box.append(list);
+    if (fx.more) box.append(el('p', { className: 'more', text: '… and ' + fx.more + ' more files.' }));
+    if (fx.diff.length) {
+      box.append(el('p', { className: 'stat' }, el('span', { className: 'added', text: '+' + fx.added }), ' ', el('span', { className: 'removed', text: '−' + fx.removed }), el('span', { className: 'sr-only', text: ' lines added and removed' })));
+      box.append(renderDiff(fx.diff, 'the command\'s changes'));
+      if (fx.diffOmitted) box.append(el('p', { className: 'more', text: '… ' + fx.diffOmitted + ' more diff lines.' }));
+    }
+    box.append(el('p', { className: 'notice limits', attrs: { role: 'note' }, text: fx.limits }));
+    if (fx.canOpenDiff) {
+      box.append(el('button', { className: 'secondary open-diff', text: 'Open in diff editor', attrs: { type: 'button', 'aria-keyshortcuts': 'O' }, dataset: { action: 'openDiff', key: 'O', id } }));
+    }
+    return box;
+  }
+
+  const SIGN = { add: '+', del: '−', ctx: ' ', hunk: '', file: '', note: '', info: '' };
+  const SIGN_WORD = { add: 'added', del: 'removed', ctx: 'unchanged', hunk: '', file: '', note: '', info: '' };
 
   /** @param {any[]} lines @param {string} file */
   function renderDiff(lines, file) {
@@ -397,7 +443,7 @@
     const body = el('tbody');
     for (const l of lines) {
       const tr = el('tr', { className: 'line ' + l.kind });
-      if (l.kind === 'hunk' || l.kind === 'file' || l.kind === 'note') {
+      if (l.kind === 'hunk' || l.kind === 'file' || l.kind === 'note' || l.kind === 'info') {
         const td = el('td', { className: 'meta', attrs: { colspan: '4' } });
         appendVisible(td, l.kind === 'note' ? '\\ ' + l.text : l.text);
         tr.append(td);
@@ -422,14 +468,15 @@
     const reasonId = 'reason-' + Math.random().toString(36).slice(2);
     const actions = el('div', { className: 'actions', attrs: { role: 'group', 'aria-label': 'Decision' } });
     const reason = el('div', { className: 'reason' },
-      el('label', { text: 'Reason if you deny (optional, sent to the agent)', attrs: { for: reasonId } }),
+      el('label', { text: c.effect ? 'Reason if you discard (optional, sent to the agent)' : 'Reason if you deny (optional, sent to the agent)', attrs: { for: reasonId } }),
       el('input', { className: 'reason-input', attrs: { id: reasonId, type: 'text', maxlength: '2000', 'aria-keyshortcuts': 'R', autocomplete: 'off', spellcheck: 'false' } }),
     );
     const buttons = el('div', { className: 'buttons' });
     for (const b of OPTION_BUTTONS) {
       if (b.approved && !c.options.includes(b.option)) continue;
       // A host card's "always" adds the host to the allowed domains, not a command line to the auto-approvals.
-      const label = b.option === 'always' && c.network ? 'Always allow ' + c.network.host : b.label;
+      // An effect card approves writing the changes, or drops them.
+      const label = b.option === 'always' && c.network ? 'Always allow ' + c.network.host : c.effect ? (b.approved ? 'Apply' : 'Discard') : b.label;
       buttons.append(el('button', { className: b.className, text: label, attrs: { type: 'button', 'aria-keyshortcuts': b.key }, dataset: { action: b.action, key: b.key } }));
     }
     actions.append(reason);
@@ -615,7 +662,7 @@
     post({ type: 'decide', id, approved: b.approved, option: b.option, ...(!b.approved && reason ? { reason } : {}), ...(rule ? { rule } : {}) });
     removeCard(id);
     armApproveAll();
-    const verb = !b.approved ? 'Denied' : b.option === 'once' ? 'Approved' : b.option === 'session' ? 'Allowed for this session' : b.option === 'timed' ? 'Allowed for 15 minutes' : 'Always allowed';
+    const verb = c.effect ? (b.approved ? 'Applied' : 'Discarded') : !b.approved ? 'Denied' : b.option === 'once' ? 'Approved' : b.option === 'session' ? 'Allowed for this session' : b.option === 'timed' ? 'Allowed for 15 minutes' : 'Always allowed';
     announce(verb + ': ' + summary(c) + '. ' + (shown.size ? shown.size + ' pending: press Tab to reach the next one.' : 'Nothing else is waiting.'));
   }
 

@@ -22,12 +22,18 @@
   OUTCOME_TEXT.running = 'Running';
   const STOPPED_BY = { agent: 'stopped by the agent', person: 'stopped by you', lifetime: 'stopped at its lifetime', session: 'stopped: its session ended', server: 'stopped with the server' };
   const KIND_TEXT = { session: 'this session', timed: '15 minutes', always: 'always (user settings)' };
+  /** What became of a command's changes (src/core/effects). */
+  const EFFECT_TEXT = {
+    applied: 'Applied', discarded: 'Discarded', conflict: 'Not applied (changed meanwhile)', failed: 'Applied in part',
+    unchanged: 'No change', recorded: 'Changed', 'not-recorded': 'Changed (not recorded)',
+  };
 
   /** @type {any} */ let ui;
   /** @type {any} */ let data = { entries: [], remembered: [] };
   /** @type {HTMLElement} */ let rows;
   /** @type {HTMLElement} */ let remembered;
   /** @type {HTMLSelectElement} */ let filter;
+  /** One timeline per folder: the history of one folder, or of all. @type {HTMLSelectElement} */ let folderFilter;
   /** @type {HTMLElement} */ let count;
 
   /**
@@ -47,6 +53,12 @@
       render();
       ui.announce(count.textContent || '');
     });
+    folderFilter = el('select', { attrs: { id: 'history-folder', 'aria-label': 'Folder' } });
+    folderFilter.addEventListener('change', () => {
+      ui.vscode.setState({ ...(ui.vscode.getState() || {}), folder: folderFilter.value });
+      render();
+      ui.announce(count.textContent || '');
+    });
     count = el('span', { className: 'count-text', attrs: { id: 'history-count' } });
     rows = el('tbody');
     const table = el('table', { className: 'history', attrs: { 'aria-describedby': 'history-count' } },
@@ -57,7 +69,7 @@
     remembered = el('ul', { className: 'remembered', attrs: { 'aria-label': 'Remembered approvals' } });
     section.append(
       el('h2', { text: 'Recent requests' }),
-      el('div', { className: 'filter' }, el('label', { text: 'Show ', attrs: { for: filterId } }), filter, ' ', count),
+      el('div', { className: 'filter' }, el('label', { text: 'Show ', attrs: { for: filterId } }), filter, ' in ', folderFilter, ' ', count),
       el('div', { className: 'history-scroll', attrs: { tabindex: '0', role: 'region', 'aria-label': 'Recent requests' } }, table),
       el('h2', { text: 'Remembered approvals' }),
       el('p', { className: 'hint', text: 'Commands you allowed beyond one request. Revoke one and the next identical call asks again.' }),
@@ -85,10 +97,37 @@
     render();
   }
 
+  /** The folder choice: every folder the entries name (a new folder appears as its first request does). */
+  function renderFolders() {
+    const el = ui.el;
+    const folders = [...new Set(data.entries.map((/** @type {any} */ e) => String(e.folder)))].sort();
+    const want = folderFilter.value || (ui.vscode.getState() || {}).folder || '';
+    folderFilter.replaceChildren(el('option', { text: 'all folders', attrs: { value: '' } }), ...folders.map((f) => el('option', { text: f, attrs: { value: f } })));
+    folderFilter.value = folders.includes(want) ? want : '';
+  }
+
+  /** A command's changes: what became of them, then the files (the first ones; the count says how many). */
+  function changesOf(/** @type {any} */ e) {
+    if (!Array.isArray(e.changes) && !e.effect) return null;
+    const el = ui.el;
+    const files = Array.isArray(e.changes) ? e.changes : [];
+    const n = typeof e.changedCount === 'number' ? e.changedCount : files.length;
+    const what = EFFECT_TEXT[/** @type {keyof typeof EFFECT_TEXT} */ (e.effect)] || e.effect || 'changed';
+    const box = el('div', { className: 'changes', dataset: { effect: e.effect || '' } }, el('span', { className: 'effect', text: what + (n ? ' (' + n + ' file' + (n === 1 ? '' : 's') + '): ' : '') }));
+    files.forEach((/** @type {string} */ f, /** @type {number} */ i) => {
+      if (i) box.append(', ');
+      box.append(ui.ltr(f, 'path').node);
+    });
+    if (n > files.length) box.append(' … ' + (n - files.length) + ' more');
+    return box;
+  }
+
   function render() {
     const el = ui.el;
     const f = filter.value;
-    const entries = data.entries.filter((/** @type {any} */ e) => f === 'all' || e.outcome === f);
+    renderFolders();
+    const folder = folderFilter.value;
+    const entries = data.entries.filter((/** @type {any} */ e) => (f === 'all' || e.outcome === f) && (!folder || e.folder === folder));
     rows.replaceChildren(
       ...entries.map((/** @type {any} */ e) => {
         const when = new Date(e.time);
@@ -100,7 +139,7 @@
           el('td', null, el('time', { text: when.toLocaleTimeString(), attrs: { datetime: e.time, title: when.toLocaleString() } })),
           el('td', { text: e.folder }),
           el('td', null, el('code', { text: e.tool })),
-          el('td', { className: 'summary' }, ui.ltr(e.summary, 'path').node, e.reason ? el('div', { className: 'why', text: e.reason }) : null, hostsOf(e)),
+          el('td', { className: 'summary' }, ui.ltr(e.summary, 'path').node, e.reason ? el('div', { className: 'why', text: e.reason }) : null, changesOf(e), hostsOf(e)),
           outcome,
           el('td', { className: 'num', text: e.exitCode === undefined || e.exitCode === null ? '' : String(e.exitCode) }),
           el('td', { className: 'num', text: e.durationMs === undefined ? '' : formatMs(e.durationMs) }),

@@ -52,6 +52,41 @@ export interface ApprovalChange {
   readonly original?: string;
 }
 
+/**
+ * A previewed command's effect (src/core/effects): it ran against a copy-on-write view of the workspace, and what it
+ * changed waits for Apply (approve) or Discard (deny). Nothing of it is in the workspace yet.
+ */
+export interface ApprovalEffect {
+  /** The request id of the command that made it (its history entry). */
+  readonly requestId: string;
+  /** The command, each stage's argv as given. */
+  readonly stages: readonly (readonly string[])[];
+  readonly cwd: string;
+  /** How the command ended (`ok`, `failed`, `timeout` …) and its exit code. */
+  readonly outcome: string;
+  readonly exitCode: number | null;
+  /** The first of its output (the rest goes to the agent with the result). */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Every file and what happens to it (`not applied` ones with the reason). */
+  readonly files: readonly EffectFileChange[];
+  /** Files beyond the listed ones. */
+  readonly more: number;
+  /** Unified diff of the text files; binary and large files named with their sizes; `.git` counted. */
+  readonly diff: string;
+  /** What a preview cannot see: said on every card. */
+  readonly limits: string;
+  /** The one text file of the effect, for a diff editor. */
+  readonly original?: string;
+  readonly proposed?: string;
+}
+
+export interface EffectFileChange {
+  readonly path: string;
+  readonly change: string;
+  readonly detail?: string;
+}
+
 export interface ApprovalRequest {
   readonly id: string;
   readonly tool: string;
@@ -60,6 +95,8 @@ export interface ApprovalRequest {
   readonly reason: string;
   readonly command?: ApprovalCommand;
   readonly change?: ApprovalChange;
+  /** A previewed command's effect: approve = Apply, deny = Discard. */
+  readonly effect?: ApprovalEffect;
   readonly fetch?: { readonly url: string };
   /** A host a running command (or the fetch tool) wants to reach that is not on the domain list (network: domains). */
   readonly network?: ApprovalHost;

@@ -1,3 +1,4 @@
+import type { OverlayTools, OverlayView, Staging } from './effects/overlay';
 import type { Launcher } from './exec/launch/contract';
 import type { ExecStage } from './exec/types';
 import type { ProxyWiring } from './network/sandboxWiring';
@@ -15,9 +16,15 @@ export interface IsolationState {
   readonly launcher?: Launcher;
   /**
    * The stage to start for a judged program in `cwd`: the launcher's `prepare`, inside the sandbox if there is one;
-   * `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one.
+   * `proxy`: the call's egress proxy, when `proxy` below is set and the call opened one; `view`: the copy-on-write
+   * view the stage sees in place of the workspace (preview, below).
    */
-  readonly wrap?: (stage: ExecStage, cwd: string, proxy?: ProxyWiring) => ExecStage;
+  readonly wrap?: (stage: ExecStage, cwd: string, proxy?: ProxyWiring, view?: OverlayView) => ExecStage;
+  /**
+   * Set where a command can run against a copy-on-write view of the workspace (the sandbox runs, and the overlay
+   * probe's trial worked: src/core/effects/overlay.ts); `unavailable` says why not, when the sandbox runs.
+   */
+  readonly preview?: { readonly tools: OverlayTools; readonly staging: Staging } | { readonly unavailable: string };
   /**
    * Set when sandboxed commands reach the network only through an egress proxy opened per call (network
    * `domains`; with `fetch` and `deny` it refuses every host, saying which setting would help): the perl that runs

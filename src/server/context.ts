@@ -5,6 +5,7 @@ import type { CommandDeps } from '../core/commands/run';
 import { developerContext, developerSurroundings, type DeveloperContext } from '../core/exec/developer/context';
 import type { Executor } from '../core/exec/types';
 import type { BackupStore } from '../core/files/backupStore';
+import type { CheckpointStore } from '../core/effects/checkpoint';
 import type { FileDeps } from '../core/files/types';
 import type { IsolationState } from '../core/isolationState';
 import { Egress } from '../core/network/egress';
@@ -52,6 +53,8 @@ export class ServerContext {
   ready: Promise<void> = Promise.resolve();
   /** Where `editBackup: storage` keeps previous contents (outside the workspace; chosen by the host, never a setting). */
   backups: BackupStore | undefined;
+  /** What commands that write the workspace directly changed (checkpoints, beside the backups). */
+  checkpoints: CheckpointStore | undefined;
   /**
    * Where "Always allow" rules are kept when the server keeps them itself (standalone: the config file). Absent in
    * VS Code: the extension writes the user setting and pushes the new policy.
@@ -135,6 +138,8 @@ export class ServerContext {
       egress: this.egress,
       hostMemory: this.hostMemory,
       ...(session !== undefined && { background: { runs: this.background, executor: this.backgroundExecutor, session } }),
+      backups: () => this.backups,
+      checkpoints: () => this.checkpoints,
     };
   }
 }

@@ -7,8 +7,21 @@ import { NETWORK_TABLE, type Network } from '../core/modes';
 import { isolationOutcomeOf } from '../core/isolationState';
 import type { Policy } from '../core/policy';
 import type { DeveloperContext } from '../core/exec/developer/context';
+import { probeOverlay, type OverlayProbe } from '../core/effects/overlay';
 
 let probed: Promise<IsolationProbe> | undefined;
+let overlayProbed: Promise<OverlayProbe> | undefined;
+
+/**
+ * Whether a copy-on-write view of a workspace can be made here (command preview), once per process, with the
+ * process's one folder for views (removed at exit). Only where the sandbox runs is it used.
+ */
+export function probeOverlayOnce(): Promise<OverlayProbe> {
+  return (overlayProbed ??= probeOverlay().then((p) => {
+    if (p.available) process.once('exit', () => p.staging.dispose());
+    return p;
+  }));
+}
 
 /**
  * The capability probe runs once per process: starting a sandbox is the only way to know it works here. The
@@ -23,9 +36,13 @@ export function probeOnce(): Promise<IsolationProbe> {
  * confined to the policy's root, read-only in `readOnly` mode, network per the policy. Recomputed whenever the
  * policy changes, so switching to readOnly makes the workspace read-only in the kernel at once.
  */
-export function isolationFor(policy: Policy, probe: IsolationProbe, developer: Pick<DeveloperContext, 'home' | 'toolchain'> = {}, perl: () => string | undefined = findPerl): IsolationState {
+export function isolationFor(
+  policy: Policy, probe: IsolationProbe, developer: Pick<DeveloperContext, 'home' | 'toolchain'> = {}, perl: () => string | undefined = findPerl, overlay?: OverlayProbe,
+): IsolationState {
   const lists = sandboxPaths(policy);
   const state = isolationState(selectSandbox(policy.isolation, probe), {
+    // Command preview: a copy-on-write view in front of bubblewrap (src/core/effects/overlay.ts).
+    ...(probe.kind === 'bwrap' && overlay && { preview: overlay.available ? { tools: overlay.tools, staging: overlay.staging } : { unavailable: overlay.reason } }),
     root: policy.root,
     mode: policy.mode,
     // The host's network only with `allow`; otherwise none of its own (the egress proxy below is the way out).
@@ -63,6 +80,6 @@ function withEgress(state: IsolationState, network: Network, perl: string | unde
 export { sandboxPath };
 
 export async function resolveIsolation(policy: Policy): Promise<{ probe: IsolationProbe; state: IsolationState }> {
-  const probe = await probeOnce();
-  return { probe, state: isolationFor(policy, probe) };
+  const [probe, overlay] = await Promise.all([probeOnce(), probeOverlayOnce()]);
+  return { probe, state: isolationFor(policy, probe, {}, findPerl, overlay) };
 }

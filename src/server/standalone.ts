@@ -3,6 +3,7 @@ import { AuditLog, fileSink, streamSink, type AuditSink } from '../core/audit';
 import type { EffectiveSettings } from '../core/config/settings';
 import { createExecutor } from '../core/exec/executor';
 import { BackupStore, defaultBackupDir } from '../core/files/backupStore';
+import { CheckpointStore } from '../core/effects/checkpoint';
 import { PROBE_PENDING } from '../core/isolationState';
 import { defaultCommandHome, ensurePrivateHome } from '../core/exec/developer/privateHome';
 import { ServerContext } from './context';
@@ -10,13 +11,14 @@ import { createServer } from './createServer';
 import { PolicyError } from '../core/policy';
 import { generateToken } from './http/guards';
 import { tokenFromFile } from './tokenFile';
-import { isolationFor, probeOnce } from './isolation';
+import { isolationFor, probeOnce, probeOverlayOnce } from './isolation';
 import { elicitationApprover } from './approvers/elicitation';
 import { startWebApproval } from './approvers/webApproval';
 import { parsePolicy, type Policy } from '../core/policy';
 import type { RuleFile } from '../core/config/ruleFile';
 import type { RuleStore } from './context';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 export interface StandaloneServer {
   readonly ctx: ServerContext;
@@ -68,6 +70,8 @@ export async function startStandalone(
   // nothing ever runs unsandboxed because the probe was not done. A probe that throws leaves commands denied.
   const ctx = new ServerContext(policy, executor, audit, PROBE_PENDING, hooks.approver ?? unavailableApprover, version);
   ctx.backups = new BackupStore(hooks.backupDir ?? defaultBackupDir(policy.root));
+  // Checkpoints of commands live beside the backups they feed (outside the workspace, the host's storage).
+  ctx.checkpoints = new CheckpointStore(path.join(ctx.backups.dir, 'checkpoints'));
   if (hooks.ruleFile) ctx.rules = ruleStore(ctx, hooks.ruleFile);
   if (hooks.settingsHost) ctx.settingsHost = hooks.settingsHost;
   try {
@@ -77,9 +81,9 @@ export async function startStandalone(
     if (!options.quiet) streams.err.write(`guarded-shell: commands get no HOME of their own: ${(e as Error).message}\n`);
   }
   let closed = false;
-  ctx.ready = probeOnce().then(
-    (probe) => {
-      ctx.isolationFor = (p) => isolationFor(p, probe, ctx.surroundingsFor(p));
+  ctx.ready = Promise.all([probeOnce(), probeOverlayOnce()]).then(
+    ([probe, overlay]) => {
+      ctx.isolationFor = (p) => isolationFor(p, probe, ctx.surroundingsFor(p), undefined, overlay);
       ctx.isolation = ctx.isolationFor(ctx.policy); // the policy of this moment: settings may have changed since
     },
     (e: unknown) => void (ctx.isolation = { kind: 'none', denial: `The sandbox probe failed: ${(e as Error).message}` }),

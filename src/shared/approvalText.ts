@@ -40,6 +40,17 @@ export function describeApproval(r: ApprovalRequest, folderName: string): Approv
       if (diff.length > DIFF_PREVIEW_LINES) lines.push(`… ${diff.length - DIFF_PREVIEW_LINES} more diff line(s)`);
     }
   }
+  if (r.effect) {
+    const e = r.effect;
+    lines.push(`Command (already run against a copy-on-write view): ${e.stages.map(quoteArgv).join(' | ')}`);
+    lines.push(`It ended: ${e.outcome}${e.exitCode === null ? '' : `, exit status ${e.exitCode}`}`);
+    lines.push(`Changes (Apply writes them, Discard drops them): ${e.files.length + e.more} file(s)`);
+    for (const f of e.files.slice(0, DIFF_PREVIEW_LINES)) lines.push(`  ${f.change}: ${f.path}${f.detail ? ` (${f.detail})` : ''}`);
+    const diff = e.diff.split('\n');
+    lines.push(diff.slice(0, DIFF_PREVIEW_LINES).join('\n'));
+    if (diff.length > DIFF_PREVIEW_LINES) lines.push(`… ${diff.length - DIFF_PREVIEW_LINES} more diff line(s)`);
+    lines.push(e.limits);
+  }
   if (r.fetch) lines.push(`Fetch: ${r.fetch.url}`);
   if (r.network) {
     lines.push(`Host: ${r.network.host}:${r.network.port} (${r.network.method}), not on the allowed domains`);
@@ -47,5 +58,6 @@ export function describeApproval(r: ApprovalRequest, folderName: string): Approv
   }
   lines.push(`Why asked: ${r.reason || r.rule}`);
   const what = r.network && !r.fetch ? `${r.network.host} for ${r.tool}` : r.tool;
+  if (r.effect) return { message: `Guarded Shell (${folderName}): apply the changes of ${r.tool}?`, detail: lines.join('\n') };
   return { message: `Guarded Shell (${folderName}): allow ${what}?`, detail: lines.join('\n') };
 }

@@ -11,7 +11,8 @@ import type { HostAttempt } from '../core/network/record';
 // ---------------------------------------------------------------------------------------------------------------
 // The view model: what a card shows, computed on the host (src/shared/approvalPanel/viewModel.ts).
 
-export type DiffLineKind = 'file' | 'hunk' | 'add' | 'del' | 'ctx' | 'note';
+/** `note`: a diff's own remark (`\ No newline at end of file`); `info`: a line outside any diff (a binary file named, a warning). */
+export type DiffLineKind = 'file' | 'hunk' | 'add' | 'del' | 'ctx' | 'note' | 'info';
 
 export interface DiffLine {
   readonly kind: DiffLineKind;
@@ -75,6 +76,26 @@ export interface ChangeCardData {
   readonly canOpenDiff: boolean;
 }
 
+/** A previewed command's effect (src/core/effects): Apply (approve) or Discard (deny). */
+export interface EffectCardData {
+  readonly stages: readonly (readonly string[])[];
+  readonly cwd: string;
+  readonly outcome: string;
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly files: readonly { readonly path: string; readonly change: string; readonly detail?: string }[];
+  /** Files not listed. */
+  readonly more: number;
+  readonly diff: readonly DiffLine[];
+  readonly diffOmitted?: number;
+  readonly added: number;
+  readonly removed: number;
+  /** What the preview cannot see. */
+  readonly limits: string;
+  readonly canOpenDiff: boolean;
+}
+
 export interface Card {
   /** The approval request id (unique among pending requests). */
   readonly id: string;
@@ -88,6 +109,7 @@ export interface Card {
   readonly since: number;
   readonly command?: CommandCard;
   readonly change?: ChangeCardData;
+  readonly effect?: EffectCardData;
   readonly fetch?: { readonly url: string };
   /** A host a running command wants to reach that is not on the allowed domains ("always" adds it there). */
   readonly network?: { readonly host: string; readonly port: number; readonly method: string; readonly command?: string };
@@ -120,6 +142,11 @@ export interface HistoryEntry {
   readonly hasDiff: boolean;
   /** True when the change's previous content is kept (editBackup: storage) and it was not undone yet: "Undo" works. */
   readonly canUndo?: boolean;
+  /** A command's changes in the folder (previewed or recorded by a checkpoint): the first paths, and how many in all. */
+  readonly changes?: readonly string[];
+  readonly changedCount?: number;
+  /** What became of them: applied, discarded, conflict, failed, recorded, not-recorded. */
+  readonly effect?: string;
   /** The hosts a command tried through the egress proxy (network: domains, fetch, deny in a sandbox). */
   readonly hosts?: readonly HistoryHost[];
   /** A background command (its id), or a stop of or input to one; with who stopped it, once it ended early. */

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { probeIsolation } from '../../src/core/isolation/probe';
+import { probeOverlay } from '../../src/core/effects/overlay';
 import { forkServerWorks, namespacesWork } from '../../src/core/exec/launch/linux';
 import { findPerl } from '../../src/core/exec/launch/forkServer';
 import { findLinuxTools } from '../../src/core/exec/launch/linuxChains';
@@ -15,7 +16,7 @@ import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/package
  * every such skip into a failure, so CI cannot pass by skipping.
  */
 
-export const CAPABILITIES = ['bubblewrap', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'namespaces', 'fork-server', 'http-clients', 'npm-registry', 'project-tools'] as const;
+export const CAPABILITIES = ['bubblewrap', 'overlay', 'chromium', 'gawk', 'bsdtar', 'git', 'vsce', 'rule-programs', 'hint-programs', 'python3', 'namespaces', 'fork-server', 'http-clients', 'npm-registry', 'project-tools'] as const;
 
 /**
  * The programs the argument rules are proven against (each denial shown to be needed by running the real one), with
@@ -42,6 +43,7 @@ export type CapabilityMap = Record<Capability, CapabilityStatus>;
 /** What a missing capability keeps from running, and how to get it (shown in the summary line). */
 export const INSTALL: Record<Capability, { readonly needed: string; readonly install: string }> = {
   bubblewrap: { needed: 'the sandbox tests', install: 'apt-get install bubblewrap (Linux only; the kernel must allow unprivileged user namespaces)' },
+  overlay: { needed: "command preview's copy-on-write view (overlayfs made by a mount step in front of the sandbox)", install: 'Linux 5.11+ with util-linux (unshare, mount) and perl-base; as another user than root the kernel must allow unprivileged user namespaces' },
   chromium: { needed: 'the approval panel tests in a real browser', install: 'apt-get install chromium (or put chromium, chromium-browser or google-chrome on PATH, or set CHROMIUM=/path/to/browser)' },
   gawk: { needed: 'the awk rules checked against the real gawk', install: 'apt-get install gawk' },
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
@@ -131,6 +133,12 @@ function hiddenByEnv(): Set<string> {
 export async function probeCapabilities(): Promise<CapabilityMap> {
   const probes: Record<Capability, () => Promise<CapabilityStatus> | CapabilityStatus> = {
     bubblewrap: probeBubblewrap,
+    overlay: async () => {
+      const p = await probeOverlay();
+      if (!p.available) return { available: false, reason: p.reason };
+      p.staging.dispose();
+      return { available: true, path: p.tools.unshare };
+    },
     chromium: findChromium,
     gawk: () => firstWorking(onPath('gawk'), 'gawk is not on PATH', (l) => /GNU Awk/i.test(l)),
     bsdtar: () => firstWorking(onPath('bsdtar'), 'bsdtar is not on PATH', (l) => /bsdtar|libarchive/i.test(l)),

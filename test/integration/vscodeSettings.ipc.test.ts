@@ -294,6 +294,43 @@ const EFFECTS: Record<string, Effect> = {
       expect(fs.readdirSync(h.backupDir)).toEqual([]);
     },
   },
+  commandPreview: {
+    // A workspace may preview more, never less: its `off` under the user's `all` is ignored.
+    settings: { isolation: { globalValue: 'required' }, commandPreview: { globalValue: 'all', workspaceValue: 'off' } },
+    needsSandbox: true,
+    check: async (h, ws) => {
+      h.answer = (r) => (r.effect ? { approved: false, by: 'user', reason: 'discarded by the test' } : { approved: true, by: 'user' });
+      const r = sc(await run(h, ['touch', 'previewed.txt']));
+      expect(r.outcome).toBe('ok');
+      expect(r.effect).toMatchObject({ via: 'preview', outcome: 'discarded' });
+      expect(h.approvals.filter((a) => a.effect).map((a) => a.effect!.files)).toEqual([[{ path: 'previewed.txt', change: 'created' }]]);
+      expect(fs.existsSync(path.join(ws, 'previewed.txt'))).toBe(false);
+    },
+  },
+  checkpoints: {
+    // User scope: the user's `false` holds, a workspace's `true` is not read.
+    settings: { checkpoints: { globalValue: false, workspaceValue: true } },
+    check: async (h, ws) => {
+      const r = sc(await run(h, ['touch', 'unrecorded.txt']));
+      expect(r.outcome).toBe('ok');
+      expect(r.effect).toBeUndefined();
+      expect(fs.existsSync(path.join(ws, 'unrecorded.txt'))).toBe(true);
+      await h.push(settingsFromVscode(BASE).layer);
+      expect(sc(await run(h, ['touch', 'recorded.txt'])).effect).toMatchObject({ via: 'checkpoint', outcome: 'recorded', files: [{ path: 'recorded.txt', change: 'created' }] });
+    },
+  },
+  checkpointIgnore: {
+    settings: { checkpointIgnore: { globalValue: ['generated'] } },
+    check: async (h, ws) => {
+      fs.mkdirSync(path.join(ws, 'generated'));
+      fs.mkdirSync(path.join(ws, 'node_modules'));
+      const ignored = sc(await run(h, ['touch', 'generated/out.js']));
+      expect(ignored.effect.files).toEqual([]);
+      expect(ignored.effect.message).toMatch(/"generated" \(checkpointIgnore\) was written too/);
+      // The user's list replaces the default one: node_modules is recorded now.
+      expect(sc(await run(h, ['touch', 'node_modules/dep.js'])).effect.files).toEqual([{ path: 'node_modules/dep.js', change: 'created' }]);
+    },
+  },
   'sandbox.hiddenPaths': {
     // Bug: never reached the server process, so a hidden path stayed readable by sandboxed commands in VS Code.
     settings: { isolation: { globalValue: 'required' }, 'sandbox.hiddenPaths': { workspaceValue: ['private'] } },

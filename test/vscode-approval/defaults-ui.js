@@ -38,8 +38,12 @@ async function playCards(page, check, say) {
   async function nextCard(expected, timeout = 60000) {
     await anyCard.waitFor({ timeout });
     const card = anyCard;
-    const what = expected.argv ? quoted(expected.argv) : expected.change;
-    const shows = (await card.locator('ol.argv').count()) ? await argvOf(card) : await card.locator('.change .files').innerText().then((t) => t.split(/\s+/));
+    const what = expected.argv ? quoted(expected.argv) : expected.effect ? ['effect', quoted(expected.effect).join(' ')] : expected.change;
+    const shows = (await card.locator('ol.argv').count())
+      ? await argvOf(card)
+      : (await card.locator('.effect').count())
+        ? ['effect', await card.locator('.effect .ran bdi.path').innerText()]
+        : await card.locator('.change .files').innerText().then((t) => t.split(/\s+/));
     if (JSON.stringify(shows) !== JSON.stringify(what)) {
       await card.locator('.reason-input').fill(UNEXPECTED);
       await click(card, 'Deny');
@@ -61,6 +65,17 @@ async function playCards(page, check, say) {
   const assertSandboxed = (f) => {
     if (SANDBOX && f.isolation !== 'bwrap') throw new Error(`the card shows isolation ${JSON.stringify(f.isolation)}, not bwrap`);
   };
+  /**
+   * With the sandbox, a command approved on its card ran against a copy-on-write view (commandPreview "asked", the
+   * VS Code default): its effect is a card of its own. git's writes are all inside .git: counted, not shown. Apply.
+   */
+  async function applyEffect(argv) {
+    if (!SANDBOX) return;
+    const card = await nextCard({ effect: argv });
+    const diff = await card.locator('table.diff').innerText();
+    if (!/git's internals: \d+ entr(y|ies) in \.git/.test(diff)) throw new Error(`the effect card does not count git's writes: ${diff}`);
+    await click(card, 'Apply');
+  }
   /** The checks of a card for an allowlist miss. */
   async function assertMiss(card) {
     const f = await facts(card);
@@ -92,12 +107,14 @@ async function playCards(page, check, say) {
     assertEqual(await card.locator('button.rule-choice').evaluateAll((bs) => bs.map((b) => b.dataset.rule)), [`git add ${D.FILE}`, `git add ${D.FILE} *`], 'the offered rules');
     await page.screenshot({ path: path.join(OUT, 'miss-card.png') });
     await click(card, 'Approve');
+    await applyEffect(['git', 'add', D.FILE]);
   });
 
   await check('git commit: a miss card; Approve', async () => {
     const card = await nextCard({ argv: ['git', 'commit', '-m', D.FIRST_COMMIT] });
     await assertMiss(card);
     await click(card, 'Approve');
+    await applyEffect(['git', 'commit', '-m', D.FIRST_COMMIT]);
   });
 
   await check('the new file: its card; Approve', async () => {
@@ -120,6 +137,7 @@ async function playCards(page, check, say) {
     await card.locator('input.rule-input').fill(D.RULE);
     await page.screenshot({ path: path.join(OUT, 'edited-rule-card.png') });
     await click(card, 'Always allow (rule below)');
+    await applyEffect(['git', 'add', D.NOTES]);
   });
 
   await check('the edit before the rule\'s next match: its card; Approve (the git add after it shows none)', async () => {
@@ -132,6 +150,7 @@ async function playCards(page, check, say) {
     const card = await nextCard({ argv: ['git', 'commit', '-m', D.SECOND_COMMIT] });
     await assertMiss(card);
     await click(card, 'Approve');
+    await applyEffect(['git', 'commit', '-m', D.SECOND_COMMIT]);
   });
 
   await check('no card is left; the history lists the rule as remembered always, in the user settings', async () => {

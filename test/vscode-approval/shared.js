@@ -43,6 +43,31 @@ module.exports = {
     ['del', '3', '', '−', 'gamma'],
     ['ctx', '4', '3', ' ', 'delta'],
   ],
+  /** effects.sh: command preview (copy-on-write view), Apply, Discard, Undo of a command, a conflict. */
+  EFFECTS: {
+    /** The committed file the commands rewrite, before and after the first rewrite. */
+    FILE: 'tracked.txt',
+    BEFORE: 'alpha\nbeta\ngamma\n',
+    REWRITE: ['sh', '-c', 'sed s/beta/BETA/ tracked.txt > tracked.tmp && mv tracked.tmp tracked.txt'],
+    AFTER: 'alpha\nBETA\ngamma\n',
+    /** The rewrite's effect card, as the diff rows show it. */
+    REWRITE_ROWS: [
+      ['file', '--- a/tracked.txt'],
+      ['file', '+++ b/tracked.txt'],
+      ['hunk', '@@ -1,3 +1,3 @@'],
+      ['ctx', '1', '1', ' ', 'alpha'],
+      ['del', '2', '', '−', 'beta'],
+      ['add', '', '2', '+', 'BETA'],
+      ['ctx', '3', '3', ' ', 'gamma'],
+    ],
+    TOUCH: ['touch', 'new.txt'],
+    /** Discarded: it changes the tracked file, makes a file and removes one; the folder must stay byte-identical. */
+    DISCARD: ['sh', '-c', 'echo delta >> tracked.txt; touch junk.txt; rm -f new.txt'],
+    DISCARD_REASON: 'not these changes',
+    /** Applied after the person edited the file meanwhile: a conflict, nothing written. */
+    CONFLICT: ['sh', '-c', 'echo from-the-command >> tracked.txt'],
+    PERSON_EDIT: 'alpha\nedited by the person meanwhile\n',
+  },
   /** defaults.sh: VS Code's defaults, a git repository, a miss, a commit, an edited "Always allow" rule. */
   DEFAULTS: {
     /** The person's identity in the test HOME's ~/.gitconfig: the agent's commits must carry it. */

@@ -5,7 +5,7 @@ import { unifiedDiff } from '../../src/core/files/diffText';
 import { HistoryStore, RememberedList, TIMED_MS } from '../../src/shared/approvalPanel/history';
 import { contentSecurityPolicy, panelHtml } from '../../src/shared/approvalPanel/html';
 import { MAX_DIFF_LINES, parseUnifiedDiff, toCard } from '../../src/shared/approvalPanel/viewModel';
-import { parseWebviewMessage } from '../../src/shared/webviewProtocol';
+import { batchKindOf, parseWebviewMessage } from '../../src/shared/webviewProtocol';
 
 /** The panel's pure logic, without VS Code and without a browser. */
 
@@ -48,6 +48,23 @@ describe('cards from approval requests', () => {
     expect(f.options).toEqual(['once']);
   });
 
+  it('an effect card: the command, its output, its files and diff, Apply/Discard only (never remembered), not a command batch', () => {
+    const r: ApprovalRequest = {
+      id: 'c-effect', tool: 'shell_execute', rule: 'effect.preview', reason: 'preview', key: 'sh -c x',
+      effect: {
+        requestId: 'c', stages: [['sh', '-c', 'x']], cwd: '.', outcome: 'failed', exitCode: 2, stdout: 'out', stderr: 'err',
+        files: [{ path: 'a.txt', change: 'modified' }, { path: '.git/hooks', change: 'not applied', detail: 'why' }], more: 3,
+        diff: unifiedDiff('a.txt', 'x\n', 'y\n'), limits: 'cannot see', proposed: 'y\n', original: 'x\n',
+      },
+    };
+    const c = toCard(r, 'ws', 0);
+    expect(c.options).toEqual(['once']);
+    expect(c.command).toBeUndefined();
+    expect(c.effect).toMatchObject({ stages: [['sh', '-c', 'x']], exitCode: 2, stdout: 'out', stderr: 'err', more: 3, added: 1, removed: 1, limits: 'cannot see', canOpenDiff: false });
+    expect(c.effect!.files[1]).toEqual({ path: '.git/hooks', change: 'not applied', detail: 'why' });
+    expect(batchKindOf(r)).toBeUndefined();
+  });
+
   it('cuts a huge diff for the page but counts every added line', () => {
     const after = Array.from({ length: MAX_DIFF_LINES + 50 }, (_, i) => `line ${i}`).join('\n') + '\n';
     const r: ApprovalRequest = { id: 'e', tool: 'writeFile', rule: 'r', reason: '', key: 'k', change: { kind: 'write', files: ['big'], diff: unifiedDiff('big', '', after, { created: true }), proposed: after } };
@@ -86,7 +103,7 @@ describe('unified diff parsing', () => {
 
   it('stops numbering when the counts do not match (a malformed diff is shown, never guessed)', () => {
     const lines = parseUnifiedDiff('@@ -1,1 +1,1 @@\n-a\nstray\n+b\n');
-    expect(lines).toEqual([{ kind: 'hunk', text: '@@ -1,1 +1,1 @@' }, { kind: 'del', oldNo: 1, text: 'a' }, { kind: 'note', text: 'stray' }, { kind: 'note', text: '+b' }]);
+    expect(lines).toEqual([{ kind: 'hunk', text: '@@ -1,1 +1,1 @@' }, { kind: 'del', oldNo: 1, text: 'a' }, { kind: 'info', text: 'stray' }, { kind: 'info', text: '+b' }]);
   });
 });
 
@@ -221,6 +238,37 @@ describe('history', () => {
     expect(stop).toMatchObject({ tool: 'shell_background', outcome: 'success', background: 'stop b1' });
     expect(list).toMatchObject({ summary: 'list of background commands', outcome: 'success' });
     expect(list.background).toBeUndefined();
+  });
+
+  it('lists a command with its changes beside file changes; its Apply and its Undo stay on the command\'s own entry', () => {
+    const at = (n: number) => new Date(n).toISOString();
+    const h = new HistoryStore(undefined, true);
+    const run = cmd('c1', [['touch', 'new.txt']]);
+    h.noteDecision(run, 'ws', { approved: true, by: 'user', option: 'once' }, new Date(0));
+    const effect: ApprovalRequest = {
+      id: 'c1-effect', tool: 'shell_execute', rule: 'effect.preview', reason: '', key: 'touch new.txt',
+      effect: { requestId: 'c1', stages: [['touch', 'new.txt']], cwd: '.', outcome: 'ok', exitCode: 0, stdout: '', stderr: '', files: [{ path: 'new.txt', change: 'created' }], more: 0, diff: 'New empty file new.txt\n', limits: 'l' },
+    };
+    h.noteDecision(effect, 'ws', { approved: true, by: 'user', option: 'once' }, new Date(1));
+    h.addAudit({ timestamp: at(2), event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'c1', result_type: 'success', argv: ['touch', 'new.txt'], return_code: 0, effect_via: 'preview', effect_outcome: 'applied', changed_files: ['new.txt'], changed_count: 1, undoable: true }, 'ws');
+    h.addAudit({ timestamp: at(3), event: 'file_audit', tool: 'writeFile', request_id: 'w1', result_type: 'success', files: ['a.txt'], undoable: true }, 'other');
+    const [write, command] = h.list();
+    expect(write).toMatchObject({ requestId: 'w1', folder: 'other', canUndo: true });
+    expect(command).toMatchObject({ requestId: 'c1', folder: 'ws', summary: '"touch" "new.txt"', outcome: 'success', decidedBy: 'user', effect: 'applied', changes: ['new.txt'], changedCount: 1, canUndo: true });
+    expect(h.list()).toHaveLength(2);
+    // An Undo of the command that went through leaves nothing to undo on it.
+    h.addAudit({ timestamp: at(4), event: 'file_audit', tool: 'undo', request_id: 'u1', result_type: 'success', files: ['new.txt'], undoes: 'c1', undoable: true }, 'ws');
+    expect(h.list().find((e) => e.requestId === 'c1')!.canUndo).toBe(false);
+  });
+
+  it('a command recorded by a checkpoint is listed with its changes and Undo; a discarded preview with neither', () => {
+    const h = new HistoryStore(undefined, true);
+    h.addAudit({ timestamp: new Date(1).toISOString(), event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'k1', result_type: 'success', argv: ['npm', 'version', 'patch'], effect_via: 'checkpoint', effect_outcome: 'recorded', changed_files: ['package.json', 'package-lock.json'], changed_count: 2, undoable: true }, 'ws');
+    h.addAudit({ timestamp: new Date(2).toISOString(), event: 'shell_execution_audit', tool: 'shell_execute', request_id: 'k2', result_type: 'success', argv: ['make'], effect_via: 'preview', effect_outcome: 'discarded', changed_files: ['out.o'], changed_count: 1 }, 'ws');
+    const [discarded, recorded] = h.list();
+    expect(recorded).toMatchObject({ effect: 'recorded', changes: ['package.json', 'package-lock.json'], canUndo: true });
+    expect(discarded).toMatchObject({ effect: 'discarded', changes: ['out.o'] });
+    expect(discarded!.canUndo).toBeUndefined();
   });
 
   it('keeps only the newest entries', () => {

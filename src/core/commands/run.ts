@@ -3,6 +3,8 @@ import type { ApprovalCommand, ApprovalOption, ApprovalRequest } from '../approv
 import { openPortBridge, type PortBridge } from '../background/network';
 import type { BackgroundRun } from '../background/run';
 import { endOf, lifetimeMs, runSpec, whenStarted, type BackgroundDeps } from '../background/start';
+import { abandonEffect, prepareEffect, settleEffect, type CommandEffect, type EffectDeps, type EffectPlan } from '../effects/commandEffects';
+import { STEP_FAILED_MARK, STEP_FAILED_STATUS, type OverlayView } from '../effects/overlay';
 import type { ApprovalMemory } from '../approvalMemory';
 import { isToolError } from '../errors';
 import { buildChildEnv } from '../exec/env';
@@ -61,9 +63,11 @@ export interface CommandResult {
   readonly network?: NetworkRecord;
   /** A background run that started: its id (readOutput, shell_background), its lifetime, whether its input is open. */
   readonly background?: { readonly id: string; readonly lifetimeSeconds: number; readonly inputOpen: boolean };
+  /** What it changed in the workspace: previewed (applied or discarded) or recorded by a checkpoint (src/core/effects). */
+  readonly effect?: CommandEffect;
 }
 
-export interface CommandDeps extends GuardedDeps {
+export interface CommandDeps extends GuardedDeps, EffectDeps {
   readonly executor: Executor;
   readonly isolation: () => IsolationState;
   readonly memory?: ApprovalMemory;
@@ -99,7 +103,8 @@ export interface CallContext extends GuardedCall {
  */
 export function runCommand(request: CommandRequest, deps: CommandDeps, given: CallContext): Promise<CommandResult> {
   const isolation = deps.isolation();
-  // A background run's end is audited later under the same id as its start.
+  // The request id names the command's Undo (its previous bytes in the backup store), and a background run's end
+  // is audited later under the same id as its start, so it is fixed here.
   const call = { ...given, requestId: given.requestId ?? randomUUID() };
   let approvalMs = 0;
   const note: { undone?: string } = {}; // what the sandbox had to undo after the run, for the audit
@@ -117,6 +122,7 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, given: Ca
             ...(note.undone && { isolation_note: note.undone }),
             ...(r.network && auditedAttempts(r.network)),
             ...(r.background && { background: r.background.id, background_state: 'started', lifetime: r.background.lifetimeSeconds, input_open: r.background.inputOpen }),
+            ...(r.effect && auditedEffect(r.effect)),
           },
     plan: (policy) => {
       // One developer context per call (HOME, toolchains, git identity), the same for the PATH lookup and the spawn.
@@ -156,18 +162,73 @@ export function runCommand(request: CommandRequest, deps: CommandDeps, given: Ca
         execute: async (gated) => {
           approvalMs = gated.waitedMs;
           if (gated.approvedBy) await rememberApproval(deps, checked, gated);
-          if (request.background) return startBackground(deps, call, request, checked.key, checked.plan!, env!, policy, isolation, gated, note, developer);
-          return execute(deps, call, request, checked.key, checked.plan!, env!, policy, isolation, gated, note, developer);
+          if (request.background) {
+            const started = await startBackground(deps, call, request, checked.key, checked.plan!, env!, policy, isolation, gated, note, developer);
+            return started.outcome === 'started' && !checked.plan!.readOnly ? { ...started, effect: BACKGROUND_EFFECT } : started;
+          }
+          const plan = checked.plan!;
+          const effectPlan = await prepareEffect(deps, {
+            policy, isolation, readOnly: plan.readOnly, redirects: plan.stdoutFile !== undefined, stages: plan.spawnArgv.length,
+            asked: gated.approvedBy !== undefined, approver: deps.approver(),
+          });
+          let r: CommandResult;
+          try {
+            r = await execute(deps, call, request, checked.key, plan, env!, policy, isolation, gated, note, developer, effectPlan.kind === 'preview' ? effectPlan.view : undefined);
+          } catch (e) {
+            abandonEffect(effectPlan);
+            throw e;
+          }
+          if (r.outcome === 'denied' || r.outcome === 'error') {
+            abandonEffect(effectPlan);
+            return r;
+          }
+          return withEffect(r, deps, policy, effectPlan, call, checked.key, plan);
         },
       };
     },
   });
 }
 
+/**
+ * The command's effect once it ran (src/core/effects): a previewed one is shown as one card and applied or discarded
+ * there; a checkpointed one is kept for Undo. Its note goes to the result either way.
+ */
+async function withEffect(r: CommandResult, deps: CommandDeps, policy: Policy, effectPlan: EffectPlan, call: CallContext & { requestId: string }, key: string, plan: CommandPlan): Promise<CommandResult> {
+  const note = effectPlan.kind === 'none' ? effectPlan.note : undefined;
+  if (note) return { ...r, effect: { via: 'checkpoint', outcome: 'not-recorded', files: [], undoable: false, message: note } };
+  const effect = await settleEffect(deps, policy, effectPlan, {
+    requestId: call.requestId, tool: call.tool, key, stages: plan.parsed.stages, cwd: plan.cwd.relative,
+    outcome: r.outcome, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr,
+    ...(call.signal && { signal: call.signal }),
+    ask: (request) => deps.approver().approve(call.client ? { ...request, client: call.client } : request, call.signal, call.relatedRequestId !== undefined ? { relatedRequestId: call.relatedRequestId } : undefined),
+  });
+  return effect ? { ...r, effect } : r;
+}
+
+/**
+ * A background command runs on after its answer: it is neither previewed (nothing could be applied while it still
+ * writes) nor checkpointed (its changes are not known when the call ends), and the agent and the person are told.
+ */
+const BACKGROUND_EFFECT: CommandEffect = {
+  via: 'checkpoint', outcome: 'not-recorded', files: [], undoable: false,
+  message: 'A background command is not previewed and its changes are not recorded for Undo: it writes the folder directly while it runs.',
+};
+
+/** The audit fields of an effect: paths and counts, never contents. */
+function auditedEffect(e: CommandEffect): Record<string, unknown> {
+  return {
+    effect_via: e.via, effect_outcome: e.outcome, changed_count: e.files.length + (e.more ?? 0),
+    changed_files: e.files.slice(0, 100).map((f) => f.path),
+    ...(e.undoable && { undoable: true }),
+    ...(e.conflicts?.length && { effect_conflicts: e.conflicts.slice(0, 100).map((c) => c.path) }),
+    ...(e.decidedBy && { effect_decided_by: e.decidedBy, effect_decision_ms: e.decisionMs }),
+  };
+}
+
 async function execute(
   deps: CommandDeps, call: CallContext, request: CommandRequest, key: string, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
-  overrides?: SpecOverrides, publishFor?: BackgroundRun,
+  view: OverlayView | undefined, overrides?: SpecOverrides, publishFor?: BackgroundRun,
 ): Promise<CommandResult> {
   // The call's egress proxy, the only way out of its sandbox; closed (its tunnels cut, an open card withdrawn)
   // once every process of the call is gone. With it, the folder's port bridge (background/network.ts).
@@ -200,7 +261,7 @@ async function execute(
   call.signal?.addEventListener('abort', onCancel, { once: true });
   try {
     const wiring = proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl, ...ports?.wiring };
-    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, wiring, overrides);
+    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, wiring, view, overrides);
     ended.abort();
     const record = await proxy?.close();
     return record && record.attempts.length ? { ...r, network: record } : r;
@@ -215,7 +276,7 @@ async function execute(
 async function executeWired(
   deps: CommandDeps, call: CallContext, request: CommandRequest, plan: CommandPlan, env: Record<string, string>, policy: Policy,
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
-  proxy: ProxyWiring | undefined, overrides: SpecOverrides = {},
+  proxy: ProxyWiring | undefined, view: OverlayView | undefined, overrides: SpecOverrides = {},
 ): Promise<CommandResult> {
   const launcher = isolation.launcher ?? defaultLauncher();
   let stages: ExecStage[];
@@ -223,14 +284,15 @@ async function executeWired(
     stages = plan.spawnArgv.map((prepared, i) => {
       // The judged path and hardened argv from decide (no second PATH lookup here), under the name it was called by.
       const stage = { file: prepared[0]!, args: prepared.slice(1), argv0: plan.parsed.stages[i]![0]! };
-      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy) : launcher.prepare(stage);
+      return isolation.wrap ? isolation.wrap(stage, plan.cwd.real, proxy, view) : launcher.prepare(stage);
     });
   } catch (e) {
     // The sandbox could not confine this call (e.g. a workspace at "/"): fail closed, never run it unwrapped.
     const code = isToolError(e) ? e.code : 'ISOLATION_UNAVAILABLE';
     return denied({ code, message: `The command cannot be sandboxed: ${(e as Error).message}`, rule: 'isolation.wrap-failed' }, isolation.kind, gated.waitedMs);
   }
-  const finishWatch = isolation.watchRun?.();
+  // A previewed command never writes the workspace (its .git included): nothing to undo after it.
+  const finishWatch = view ? undefined : isolation.watchRun?.();
   // A stage whose program the PATH lookup did not find is not spawned: a lookup now could find a program that
   // was never judged. Reported as the executor reports a failed spawn.
   const missing = plan.programs.findIndex((p) => p === undefined);
@@ -255,6 +317,10 @@ async function executeWired(
   });
   const undone = finishWatch?.();
   if (undone) note.undone = undone;
+  if (view && result.exitCode === STEP_FAILED_STATUS && result.stderr.includes(STEP_FAILED_MARK)) {
+    // The mount step could not make the view: the command did not run.
+    return { ...denied({ code: 'ISOLATION_UNAVAILABLE', message: `The command was not run: ${result.stderr.trim()}`, rule: 'effect.view-failed' }, isolation.kind, gated.waitedMs) };
+  }
   const warning = [isolation.warning, undone].filter(Boolean).join(' ') || undefined;
   const hint = hintForCommand(
     { outcome: result.outcome, stdout: result.stdout, stderr: result.stderr, ...(result.error && { error: result.error }), isolationKind: isolation.kind, env },
@@ -315,7 +381,7 @@ async function startBackground(
   const onStart = new Promise<void>((resolve) => (started = resolve));
   // The run's own signal, not the starting call's: the call ends now, the run does not. No progress reports either.
   const runCall: CallContext = { tool: call.tool, requestId: call.requestId, signal: run.signal, ...(call.client && { client: call.client }) };
-  const task = execute(deps, runCall, request, key, plan, env, policy, isolation, gated, note, developer, { executor: bg.executor, ...runSpec(run, lifetime, started) }, run);
+  const task = execute(deps, runCall, request, key, plan, env, policy, isolation, gated, note, developer, undefined, { executor: bg.executor, ...runSpec(run, lifetime, started) }, run);
   // Once started, only the executor's outcomes can come back (a refusal or a proxy failure happens before any start).
   const early = await whenStarted(task, onStart, (r, e) => run.finish(endOf(r as (CommandResult & { outcome: ExecOutcome }) | undefined, e, note.undone)));
   if (early) {

@@ -94,6 +94,15 @@ export interface SettingSpec {
   readonly vscode?: VscodeSetting;
 }
 
+/** Which commands run against a copy-on-write view of the workspace (the `commandPreview` setting). */
+export const COMMAND_PREVIEWS = ['off', 'asked', 'all'] as const;
+
+/** Generated trees checkpoints skip by default (`checkpointIgnore`): package managers', build tools' and caches'. */
+export const CHECKPOINT_IGNORE = [
+  'node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', 'target', '.gradle',
+  '.next', '.nuxt', '.turbo', '.parcel-cache', '.cache', 'dist', 'build', 'out', 'coverage',
+] as const;
+
 /** What a file change keeps of the content it replaces (the `editBackup` setting). */
 export const EDIT_BACKUPS = ['numbered', 'storage', 'none'] as const;
 
@@ -394,6 +403,38 @@ export const SETTINGS = {
         "The previous bytes of every file change (edits, writes, copies, moves, deletes) in the extension's storage, outside the workspace; the approval panel's history offers **Undo** for each (the default in VS Code).",
         'Nothing: the file is replaced and no copy is kept.',
       ],
+    },
+  },
+  commandPreview: {
+    target: 'policy', schema: z.enum(COMMAND_PREVIEWS), default: 'off',
+    summary: 'run commands against a copy-on-write view of the workspace (bubblewrap on Linux) and show what they changed as one diff to apply or discard: off, asked (commands a person approves on a card) or all (every command that may change files)',
+    cli: [{ name: '--command-preview', arg: COMMAND_PREVIEWS.join('|') }], config: [{ key: 'commandPreview' }],
+    vscode: {
+      key: 'commandPreview', scope: 'tighten', default: 'asked', stricter: ['all', 'asked', 'off'],
+      description: "Run a command against a **copy-on-write view** of the folder (needs the bubblewrap sandbox): the real folder is not written while it runs, and its changes (created, modified, deleted and renamed files, mode changes) come back as one card with the diff and the command's output, to **Apply** (written like a file tool's change: a file changed meanwhile is a conflict, never overwritten) or **Discard**. What it does outside the folder, to the network or through a process it leaves running is not in the preview.",
+      enumDescriptions: [
+        'Commands write the folder directly (with a checkpoint for Undo, see `#guardedShell.checkpoints#`).',
+        'Commands you approve on a card run in the preview, so you approve their effect too; commands the mode allows, or that you allowed for the session or always, write directly.',
+        'Every command that may change files runs in the preview, in `auto` too.',
+      ],
+    },
+  },
+  checkpoints: {
+    target: 'policy', schema: z.boolean(), default: true,
+    summary: 'with editBackup storage: record what each command that writes the workspace directly changed (a content-addressed store outside the workspace), so the history can Undo it',
+    cli: [{ name: '--no-checkpoints', value: false, help: 'keep no checkpoint of what a command changes (no Undo of commands)' }], config: [{ key: 'checkpoints' }],
+    vscode: {
+      key: 'checkpoints', scope: 'user',
+      description: "Before a command that writes the folder directly (no preview), record its files in a content-addressed store in the extension's storage, and after it, what it changed: the history lists each command's changes with **Undo**. Needs `#guardedShell.editBackup#` `storage`. Bounded in size and time; folders matched by `#guardedShell.checkpointIgnore#` are not recorded, nor is `.git`.",
+    },
+  },
+  checkpointIgnore: {
+    target: 'policy', schema: strings, default: [...CHECKPOINT_IGNORE],
+    summary: 'globs of generated trees checkpoints do not record (a name without a slash matches at any depth), besides .git',
+    cli: [{ name: '--checkpoint-ignore', arg: 'GLOB', many: true }], config: [{ key: 'checkpointIgnore' }],
+    vscode: {
+      key: 'checkpointIgnore', scope: 'user',
+      description: 'Generated trees that checkpoints do not record, as globs relative to the folder (a name without a slash matches at any depth, like `.gitignore`). What a command changes there cannot be undone from the history; the result says which of them it touched. `.git` is never recorded (use git to undo git).',
     },
   },
   editDeleteBackup: {

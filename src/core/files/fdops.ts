@@ -57,7 +57,15 @@ export function metaOf(g: PathGuard, real: string, what = 'file'): SeenMeta {
   }
 }
 
-export type Expect = { readonly kind: 'absent' } | { readonly kind: 'same'; readonly seen: Seen } | { readonly kind: 'identity'; readonly id: string };
+/**
+ * What must be at the path when it is replaced: nothing; the very bytes a preview read; the same inode; or (a file
+ * too large to hold in memory) the same inode, size and change time — a write into it changes its ctime.
+ */
+export type Expect =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'same'; readonly seen: Seen }
+  | { readonly kind: 'identity'; readonly id: string }
+  | { readonly kind: 'stat'; readonly id: string; readonly size: number; readonly ctimeNs: bigint };
 
 export interface WriteOptions {
   readonly what?: string;
@@ -153,6 +161,7 @@ function checkExpectation(w: Walked, expect: Expect, what: string): void {
   if (!w.entry) throw new ToolError('IO_ERROR', `"${w.relative}" no longer exists; nothing was written.`, 'write.changed-meanwhile');
   requireRegular(w, what);
   if (idOf(w.entry.st) !== (expect.kind === 'same' ? expect.seen.id : expect.id)) throw changed(w.relative);
+  if (expect.kind === 'stat' && (Number(w.entry.st.size) !== expect.size || w.entry.st.ctimeNs !== expect.ctimeNs)) throw changed(w.relative);
   if (expect.kind === 'same') {
     const fd = reopen(w.entry.fd!, w.real, C.O_RDONLY);
     try {
@@ -236,11 +245,21 @@ export function mkdirAt(g: PathGuard, real: string, parents: boolean): { relativ
   }
 }
 
-/** Removes a regular file (the one the plan saw) or an empty folder; never follows a link. */
-export function removeAt(g: PathGuard, real: string, kind: 'file' | 'folder', expectId?: string): string {
+/**
+ * Removes a regular file (the one the plan saw), an empty folder, or (`link`: a command's effect removed one) a
+ * symbolic link itself; never follows a link.
+ */
+export function removeAt(g: PathGuard, real: string, kind: 'file' | 'folder' | 'link', expectId?: string): string {
   const w = walk(g.root, real, { followFinal: false, refuseLinks: true, what: kind });
   try {
     if (!w.entry) throw new ToolError('PATH_NOT_FOUND', `"${w.relative}" no longer exists; nothing was removed.`, 'path.not-found');
+    if (kind === 'link') {
+      if (!w.entry.st.isSymbolicLink() || (expectId !== undefined && idOf(w.entry.st) !== expectId)) throw new ToolError('IO_ERROR', `"${w.relative}" changed before it could be deleted; nothing was deleted.`, 'delete.changed');
+      checkChangeable(g, { relative: w.relative, real: w.real, st: w.entry.st });
+      fs.unlinkSync(at(w.parent!, w.name));
+      syncDir(w.parent!);
+      return w.relative;
+    }
     if (w.entry.st.isSymbolicLink()) throw new ToolError('BAD_REQUEST', `"${w.relative}" is a symbolic link now; nothing was removed.`, 'path.is-link');
     checkChangeable(g, { relative: w.relative, real: w.real, st: w.entry.st });
     if (kind === 'file') {
@@ -260,6 +279,32 @@ export function removeAt(g: PathGuard, real: string, kind: 'file' | 'folder', ex
     syncDir(w.parent!);
     return w.relative;
   } finally {
+    w.close();
+  }
+}
+
+/**
+ * Creates the symbolic link `name → target` a command's effect made (the target as the command wrote it; the server
+ * itself never follows a link out of the root). Fails if anything appeared at the name.
+ */
+export function symlinkAt(g: PathGuard, real: string, target: string): string {
+  const w = walk(g.root, real, { followFinal: false, refuseLinks: true, what: 'link', allowMissingParents: true });
+  const held: number[] = [];
+  try {
+    const full = w.relative + (w.missingTail.length ? '/' + w.missingTail.join('/') : '');
+    checkChangeable(g, { relative: full, real: w.real + (w.missingTail.length ? '/' + w.missingTail.join('/') : ''), ...(w.entry && { st: w.entry.st }) });
+    if (w.entry) throw new ToolError('IO_ERROR', `"${full}" already exists; nothing was overwritten.`, 'write.exists');
+    const { dir, name } = w.missingTail.length ? makeFolders(w.parent!, [w.name, ...w.missingTail], held) : { dir: w.parent!, name: w.name };
+    try {
+      fs.symlinkSync(target, at(dir, name));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ToolError('IO_ERROR', `"${full}" appeared meanwhile; nothing was overwritten.`, 'write.exists');
+      throw e;
+    }
+    syncDir(dir);
+    return full;
+  } finally {
+    for (const fd of held) closeQuietly(fd);
     w.close();
   }
 }

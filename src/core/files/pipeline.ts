@@ -6,6 +6,7 @@ import type { ResolvedPath } from '../paths/confine';
 import { problemOf, runGuarded, type Denial } from '../pipeline';
 import { checkProtectedTargets } from './decide';
 import { isDenialCode, type FileCall, type FileDeps, type FileResult } from './types';
+import type { Verdict } from '../verdict';
 
 /**
  * File tools on the one guarded pipeline (src/core/pipeline.ts): plan (resolve and confine every path) → decide
@@ -34,6 +35,8 @@ export interface PlannedChange {
   readonly files: readonly string[];
   /** More fields of every audit event of this change (never contents), e.g. which change an Undo reverts. */
   readonly audit?: Record<string, unknown>;
+  /** Verdicts of the change itself beside the protected paths' (an Undo over later changes asks in every mode). */
+  readonly checks?: readonly Verdict[];
   /** Computes the new content; runs only after the verdict allowed or asked (a denied change costs nothing). */
   readonly preview?: () => ChangePreview | Promise<ChangePreview>;
   readonly apply: (preview: ChangePreview) => ApplyOutcome | Promise<ApplyOutcome>;
@@ -69,7 +72,7 @@ export function runFileChange(deps: FileDeps, given: FileCall, plan: () => Plann
       files = planned.files;
       return {
         actions: ['fileChange'],
-        checks: checkProtectedTargets(planned.targets, policy),
+        checks: [...checkProtectedTargets(planned.targets, policy), ...(planned.checks ?? [])],
         what: 'this change',
         subject: { files, ...planned.audit },
         preview: async () => {

@@ -1,4 +1,5 @@
 import { isToolError, ToolError } from '../errors';
+import { ask } from '../verdict';
 import { resolveInside, type ResolvedPath } from '../paths/confine';
 import { guardFor, type PathGuard } from '../paths/guard';
 import { hashOf, type StoredFile } from './backupStore';
@@ -33,11 +34,18 @@ export function undoChange(deps: FileDeps, call: FileCall, input: { readonly req
       planChangeable(g, t);
     }
     let now: (Seen | undefined)[] = [];
+    // Later changes to the same files (an edit, another command) would be lost: a person confirms it on the card,
+    // in every mode that can ask (in auto too); where nobody can be asked it is refused.
+    const later = entry.files.filter((f, i) => changedSince(f, current(g, targets[i]!))).map((f) => f.file);
+    const checks = later.length
+      ? [ask('undo.changed-since', `Undoing ${entry.tool} (${entry.id}) also discards later changes to ${later.map((f) => `"${f}"`).join(', ')}: confirm on the card.`)]
+      : [];
     return {
       kind: 'undo',
       targets,
       files: targets.map((t) => t.relative),
-      audit: { undoes: entry.id },
+      audit: { undoes: entry.id, ...(later.length && { changed_since: later }) },
+      checks,
       preview: (): ChangePreview => {
         now = targets.map((t) => current(g, t));
         const parts = entry.files.map((f, i) => describe(targets[i]!.relative, f, now[i]));
@@ -82,6 +90,13 @@ function current(g: PathGuard, t: ResolvedPath): Seen | undefined {
     if (isToolError(e) && e.code === 'PATH_NOT_FOUND') return undefined;
     throw e;
   }
+}
+
+/** The file is neither what the change left nor already its previous content: something changed it since. */
+function changedSince(f: StoredFile, now: Seen | undefined): boolean {
+  const bytes = now?.bytes ?? null;
+  if (same(f.before, bytes)) return false;
+  return (bytes === null ? null : hashOf(bytes)) !== f.afterHash;
 }
 
 function same(a: Buffer | null, b: Buffer | null): boolean {

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sandboxIdentity } from '../effects/overlay';
 import { sandboxInit, type LinuxTools } from '../exec/launch/linuxChains';
 import type { ExecStage } from '../exec/types';
 import { proxyMounts, proxyPrefix } from '../network/sandboxWiring';
@@ -157,7 +158,13 @@ export function bwrapArgs(stage: ExecStage, ctx: SandboxContext, opts: BwrapOpti
     '--dev', '/dev', // null, zero, random, tty, pts, shm only: no disks, no /dev/kmsg
     '--proc', '/proc', // a procfs of the sandbox's own PID namespace: the host's processes are invisible
   ];
-  for (const e of mountPlan(c, opts.lookup, opts.scan)) args.push(...mountArgs(e));
+  if (ctx.overlay) args.push(...sandboxIdentity(ctx.overlay.tools));
+  for (const e of mountPlan(c, opts.lookup, opts.scan)) {
+    // Preview: the copy-on-write view where the workspace is; every narrower mount (.git's program paths, protected
+    // and hidden paths) still lands on top of it.
+    if (ctx.overlay && e.path === c.root && e.kind === 'rw') args.push('--bind', ctx.overlay.view.merged, c.root);
+    else args.push(...mountArgs(e));
+  }
   // The egress proxy's socket, over the tmpfs the plan put on /run (sandboxWiring.ts).
   if (c.proxy) args.push(...proxyMounts(c.proxy, c.root));
   args.push('--chdir', c.cwd, '--');
@@ -183,6 +190,8 @@ const DEFAULT_TOOLS: LinuxTools = { unshare: '/usr/bin/unshare', setpriv: '/usr/
 export function createBwrapSandbox(opts: BwrapOptions): Sandbox {
   return {
     kind: 'bwrap',
+    // Preview (ctx.overlay): the workspace's place holds the copy-on-write view; the Linux launcher puts the mount
+    // step that makes it in front of this argv (exec/launch/linux.ts).
     wrap: (stage, ctx) => ({ file: opts.bwrapPath, args: bwrapArgs(sandboxInit(stage, opts.tools ?? DEFAULT_TOOLS), ctx, opts) }),
   };
 }

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { GIT_PROGRAM_ENTRIES } from './gitCreation';
+import { ToolError } from '../errors';
 import type { ExecStage } from '../exec/types';
 import { isInside } from '../paths/confine';
 import { checkContext, PRIVATE_HOME_CACHES, SENSITIVE_HOME_ENTRIES, type CheckedContext } from './context';
@@ -114,7 +115,11 @@ export function seatbeltArgs(stage: ExecStage, ctx: SandboxContext): string[] {
 export function createSeatbeltSandbox(sandboxExecPath: string = SANDBOX_EXEC_PATH): Sandbox {
   return {
     kind: 'seatbelt',
-    wrap: (stage, ctx) => ({ file: sandboxExecPath, args: seatbeltArgs(stage, ctx) }),
+    wrap: (stage, ctx) => {
+      // No copy-on-write view here: a preview asked for must not run against the real folder instead.
+      if (ctx.overlay) throw new ToolError('ISOLATION_UNAVAILABLE', 'Command preview needs Linux (overlayfs); the command was not run.', 'effect.no-view');
+      return { file: sandboxExecPath, args: seatbeltArgs(stage, ctx) };
+    },
   };
 }
 

@@ -10,8 +10,9 @@ import type { SandboxContext } from './types';
  * started by the platform's launcher: in the sandbox when there is one, else contained without one (and when the
  * kernel allows no containment, that is said in the warning, whatever the isolation setting).
  */
-export function isolationState(selection: SandboxSelection, base: Omit<SandboxContext, 'cwd'>): IsolationState {
+export function isolationState(selection: SandboxSelection, given: Omit<SandboxContext, 'cwd' | 'overlay'> & { readonly preview?: IsolationState['preview'] }): IsolationState {
   const { sandbox, warning, denial } = selection;
+  const { preview, ...base } = given;
   if (denial) return { kind: 'none', denial: denial.reason };
   const launcher = platformLauncher(sandbox);
   if (!sandbox) {
@@ -22,7 +23,12 @@ export function isolationState(selection: SandboxSelection, base: Omit<SandboxCo
   return {
     kind: sandbox.kind,
     launcher,
-    wrap: (stage, cwd, proxy) => launcher.prepare(stage, { ...base, cwd, ...(proxy && { proxy }) }),
+    wrap: (stage, cwd, proxy, view) => {
+      const tools = view && preview && 'tools' in preview ? preview.tools : undefined;
+      if (view && !tools) throw new Error('no copy-on-write view can be made here');
+      return launcher.prepare(stage, { ...base, cwd, ...(proxy && { proxy }), ...(tools && view && { overlay: { tools, view } }) });
+    },
+    ...(preview && { preview }),
     ...(said && { warning: said }),
     ...(!base.allowGitWrites && { watchRun: () => watchRootGit(base.root) }),
   };

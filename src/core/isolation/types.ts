@@ -1,3 +1,4 @@
+import type { OverlayTools, OverlayView } from '../effects/overlay';
 import type { LinuxTools } from '../exec/launch/linuxChains';
 import type { ExecStage } from '../exec/types';
 import type { ProxyWiring } from '../network/sandboxWiring';
@@ -43,6 +44,11 @@ export interface SandboxContext {
   readonly protectedPaths?: readonly string[];
   /** Per-process resource limits; missing fields take DEFAULT_SANDBOX_LIMITS. */
   readonly limits?: SandboxLimits;
+  /**
+   * Preview: the command sees this copy-on-write view where the workspace is, made by a mount step in front of the
+   * sandbox (src/core/effects/overlay.ts); the workspace itself is not written.
+   */
+  readonly overlay?: { readonly tools: OverlayTools; readonly view: OverlayView };
 }
 
 export interface SandboxLimits {

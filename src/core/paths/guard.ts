@@ -43,6 +43,11 @@ export interface PathGuard {
   readonly readOnlyIds: ReadonlySet<string>;
   readonly protectedPaths: readonly string[];
   readonly ownFiles: readonly string[];
+  /**
+   * Writing inside `.git` is judged by the sandbox's rule instead of being refused: set only for applying a
+   * command's previewed effect (src/core/effects/apply.ts), whose guard lists git's program paths as read-only.
+   */
+  readonly gitInternals?: boolean;
 }
 
 type GuardPolicy = Pick<Policy, 'root' | 'sandboxHiddenPaths' | 'sandboxReadOnlyPaths' | 'ownFiles' | 'protectedPaths'>;
@@ -129,7 +134,7 @@ export function checkChangeable(g: PathGuard, t: GuardTarget, options: { inPlace
     throw new ToolError('PATH_PROTECTED', `"${t.relative}" is a hidden path; the server does not open it.`, 'path.hidden');
   }
   if (t.relative === '.') throw new ToolError('PATH_PROTECTED', 'The workspace root itself cannot be changed.', 'protected.root');
-  const verdict = checkWritable({ real: t.real, relative: t.relative, exists: t.st !== undefined, danglingLink: false }, g);
+  const verdict = checkWritable({ real: t.real, relative: t.relative, exists: t.st !== undefined, danglingLink: false }, g, { gitInternals: g.gitInternals === true });
   if (verdict && verdict.kind === 'deny') throw new ToolError(verdict.code, verdict.reason, verdict.rule);
   if (g.readOnly.some((r) => isInside(r, t.real)) || (t.st && g.readOnlyIds.has(idOf(t.st)))) {
     throw new ToolError('PATH_PROTECTED', `"${t.relative}" is a read-only path; it cannot be changed.`, 'path.read-only');

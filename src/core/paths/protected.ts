@@ -6,9 +6,14 @@ import type { ResolvedPath } from './confine';
  * Paths inside the workspace that no tool may change: git's internals (hooks there run code on the developer's
  * next commit), the server's own config and audit files, and the user's extra globs (`.env` …).
  */
-export function checkWritable(target: ResolvedPath, policy: { readonly protectedPaths: readonly string[]; readonly ownFiles: readonly string[] }): Verdict | undefined {
+export function checkWritable(
+  target: ResolvedPath,
+  policy: { readonly protectedPaths: readonly string[]; readonly ownFiles: readonly string[] },
+  options: { readonly gitInternals?: boolean } = {},
+): Verdict | undefined {
   const segments = target.relative.split('/');
-  if (segments.includes('.git')) {
+  // `gitInternals`: applying a command's effect, where .git is judged by the sandbox's own rule (effects/gitRule.ts).
+  if (segments.includes('.git') && !options.gitInternals) {
     return deny('PATH_PROTECTED', 'protected.git', `"${target.relative}" is inside a .git folder; git's internals cannot be changed through this server (hooks there would run code).`);
   }
   if (policy.ownFiles.includes(target.real)) {

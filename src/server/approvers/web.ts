@@ -54,7 +54,7 @@ export class WebApprover implements Approver {
     return new Promise((resolve) => {
       const id = randomUUID();
       const base = toCard(request, this.folder, Date.now());
-      const card: Card = { ...base, id, options: webOptionsFor(request, this.rules !== undefined), ...(base.change && { change: { ...base.change, canOpenDiff: false } }) };
+      const card: Card = { ...base, id, options: webOptionsFor(request, this.rules !== undefined), ...(base.change && { change: { ...base.change, canOpenDiff: false } }), ...(base.effect && { effect: { ...base.effect, canOpenDiff: false } }) };
       let done = false;
       const finish = (d: ApprovalDecision, withdrawWhy?: string): void => {
         if (done) return;

@@ -50,6 +50,20 @@ export const commandOutputShape = {
   }).optional(),
   /** A background run that started (outcome `started`): readOutput and shell_background take its id. */
   background: z.object({ id: z.string(), lifetimeSeconds: z.number(), inputOpen: z.boolean() }).optional(),
+  /** What the command changed in the folder: previewed (applied, discarded, conflict) or recorded by a checkpoint. */
+  effect: z.object({
+    via: z.enum(['preview', 'checkpoint']),
+    outcome: z.enum(['applied', 'discarded', 'conflict', 'failed', 'unchanged', 'recorded', 'not-recorded']),
+    files: z.array(z.object({ path: z.string(), change: z.string(), detail: z.string().optional() })),
+    more: z.number().int().optional(),
+    /** The diff that was shown (cut past EFFECT_DIFF_CHARS). */
+    diff: z.string().optional(),
+    conflicts: z.array(z.object({ path: z.string(), why: z.string() })).optional(),
+    undoable: z.boolean(),
+    message: z.string(),
+    decidedBy: z.string().optional(),
+    decisionMs: z.number().optional(),
+  }).optional(),
   /** mcp-shell-server's field names, for clients written against it. */
   status: z.number().int(),
   execution_time: z.number(),
@@ -83,6 +97,7 @@ export function toToolResult(r: CommandResult, extra: ResultNotes, place: Place)
   const { warning: _everyCall, hint: _everyHint, ...rest } = r;
   const structured = {
     ...rest,
+    ...(r.effect && { effect: effectForAgent(r.effect) }),
     stdout: stdout.shown,
     stderr: stderr.shown,
     stdoutTruncated: r.stdoutTruncated || stdout.cut,
@@ -96,7 +111,7 @@ export function toToolResult(r: CommandResult, extra: ResultNotes, place: Place)
     execution_time: r.durationMs / 1000,
   };
   const lines = [...(extra.warning ? [`Warning: ${extra.warning}`] : []), ...notes];
-  const text = [describe(r, stdout, stderr), ...networkLines(r)].join('\n');
+  const text = [describe(r, stdout, stderr), ...networkLines(r), ...effectLines(r)].join('\n');
   // After the output: the model reads the failure first, then what caused it.
   const hint = extra.hint ? [`Hint: ${extra.hint}`] : [];
   return {
@@ -155,6 +170,23 @@ function describe(r: CommandResult, stdout: PartOut, stderr: PartOut): string {
   stream(stderr, r.stderrTruncated, r.stderrBytes);
   if (parts.length === 0) parts.push(r.outcome === 'ok' ? '(no output; exit status 0)' : '(no output)');
   return parts.join('\n');
+}
+
+/** The diff of an effect in a result, at most: the card showed all of it to the person. */
+export const EFFECT_DIFF_CHARS = 8000;
+
+function effectForAgent(e: NonNullable<CommandResult['effect']>): NonNullable<CommandResult['effect']> {
+  if (e.diff === undefined || e.diff.length <= EFFECT_DIFF_CHARS) return e;
+  return { ...e, diff: `${e.diff.slice(0, EFFECT_DIFF_CHARS)}\n[diff cut: ${e.diff.length} characters in all]\n` };
+}
+
+/** The effect in words: the outcome, then (a few) files with what happened to each. */
+function effectLines(r: CommandResult): string[] {
+  const e = r.effect;
+  if (!e) return [];
+  const shown = e.files.slice(0, 20).map((f) => `[effect] ${f.change}: ${f.path}${f.detail ? ` (${f.detail})` : ''}`);
+  const more = e.files.length - shown.length + (e.more ?? 0);
+  return [`[effect] ${e.message}`, ...shown, ...(more > 0 ? [`[effect] … and ${more} more`] : [])];
 }
 
 /** One line per host the command tried (refused ones first: they are what a person acts on). */

@@ -66,7 +66,9 @@ export class HistoryStore {
       if (r.background_state === 'started') e.outcome = 'running';
       if (typeof r.stopped_by === 'string') e.stoppedBy = r.stopped_by;
     }
-    if (this.offersUndo && r.event === 'file_audit' && e.outcome === 'success') {
+    if (r.event === 'shell_execution_audit') noteEffect(e, r);
+    // A command's changes are undone like a file change's: from the backup its effect or its checkpoint kept.
+    if (this.offersUndo && (r.event === 'file_audit' || r.event === 'shell_execution_audit') && e.outcome === 'success') {
       if (r.undoable === true) e.canUndo = true;
       // An Undo that went through: the change it reverted has nothing left to undo (the Undo itself can be undone).
       const undone = typeof r.undoes === 'string' ? this.entries.get(r.undoes) : undefined;
@@ -82,6 +84,7 @@ export class HistoryStore {
 
   /** A decision taken in the panel (or by the panel closing, a timeout, a withdrawal). */
   noteDecision(request: ApprovalRequest, folder: string, decision: ApprovalDecision, at: Date = new Date()): void {
+    if (request.effect) return this.noteEffectDecision(request, folder, decision, at);
     const e = this.entry(request.id, folder, request.tool, at.toISOString());
     if (!e.summary) e.summary = summaryOfRequest(request);
     e.decidedBy = decision.by;
@@ -95,6 +98,24 @@ export class HistoryStore {
     const ch = request.change;
     if (ch?.proposed !== undefined && ch.proposed.length + (ch.original?.length ?? 0) <= DIFF_KEEP_BYTES) {
       this.changes.set(request.id, { folder, files: ch.files, proposed: ch.proposed, ...(ch.original !== undefined && { original: ch.original }) });
+      while (this.changes.size > DIFF_KEEP) this.changes.delete(this.changes.keys().next().value!);
+    }
+  }
+
+  /**
+   * Apply or Discard on a command's effect card: it belongs to the command's own entry (one line per command in the
+   * timeline). Its diff is kept for "Open diff" when it is one text file.
+   */
+  private noteEffectDecision(request: ApprovalRequest, folder: string, decision: ApprovalDecision, at: Date): void {
+    const fx = request.effect!;
+    const e = this.entry(fx.requestId, folder, request.tool, at.toISOString());
+    if (!e.summary) e.summary = fx.stages.map(quoteArgv).join(' | ');
+    e.effect = decision.approved ? 'applied' : 'discarded';
+    if (!decision.approved && decision.reason) e.reason = decision.reason;
+    e.changes = fx.files.slice(0, CHANGES_SHOWN).map((f) => f.path);
+    e.changedCount = fx.files.length + fx.more;
+    if (fx.proposed !== undefined && fx.files.length === 1 && fx.proposed.length + (fx.original?.length ?? 0) <= DIFF_KEEP_BYTES) {
+      this.changes.set(fx.requestId, { folder, files: [fx.files[0]!.path], proposed: fx.proposed, ...(fx.original !== undefined && { original: fx.original }) });
       while (this.changes.size > DIFF_KEEP) this.changes.delete(this.changes.keys().next().value!);
     }
   }
@@ -114,6 +135,16 @@ export class HistoryStore {
     e.time = time;
     return e;
   }
+}
+
+/** Paths of a command's changes listed in its history entry (the count says how many in all). */
+export const CHANGES_SHOWN = 20;
+
+/** A command's effect from its audit event: the paths (never contents) and what became of them. */
+function noteEffect(e: Mutable, r: AuditRecord): void {
+  if (typeof r.effect_outcome === 'string') e.effect = r.effect_outcome;
+  if (Array.isArray(r.changed_files)) e.changes = r.changed_files.slice(0, CHANGES_SHOWN).map(String);
+  if (typeof r.changed_count === 'number') e.changedCount = r.changed_count;
 }
 
 function outcomeOf(t: unknown): HistoryOutcome {

@@ -1,5 +1,5 @@
 import type { ApprovalOption, ApprovalRequest } from '../../core/approval';
-import type { Card, ChangeCardData, DiffLine } from '../webviewProtocol';
+import type { Card, ChangeCardData, DiffLine, EffectCardData } from '../webviewProtocol';
 
 /**
  * Approval requests as cards for the panel, without VS Code and without HTML (unit-tested in plain Node). The page
@@ -54,7 +54,21 @@ export function toCard(request: ApprovalRequest, folder: string, since: number):
     };
   }
   if (request.change) return { ...card, change: changeCard(request) };
+  if (request.effect) return { ...card, effect: effectCard(request) };
   return card;
+}
+
+function effectCard(request: ApprovalRequest): EffectCardData {
+  const e = request.effect!;
+  const lines = parseUnifiedDiff(e.diff);
+  const shown = lines.slice(0, MAX_DIFF_LINES);
+  return {
+    stages: e.stages.map((s) => [...s]), cwd: e.cwd, outcome: e.outcome, exitCode: e.exitCode, stdout: e.stdout, stderr: e.stderr,
+    files: e.files.map((f) => ({ path: f.path, change: f.change, ...(f.detail !== undefined && { detail: f.detail }) })), more: e.more,
+    diff: shown, added: lines.filter((l) => l.kind === 'add').length, removed: lines.filter((l) => l.kind === 'del').length,
+    ...(lines.length > shown.length && { diffOmitted: lines.length - shown.length }),
+    limits: e.limits, canOpenDiff: canOpenDiff(request),
+  };
 }
 
 function changeCard(request: ApprovalRequest): ChangeCardData {
@@ -71,6 +85,7 @@ function changeCard(request: ApprovalRequest): ChangeCardData {
 /** A change can be opened in the diff editor when the server sent the proposed content of exactly one file. */
 export function canOpenDiff(request: ApprovalRequest): boolean {
   const ch = request.change;
+  if (request.effect) return request.effect.proposed !== undefined && request.effect.files.length === 1;
   return !!ch && ch.proposed !== undefined && ch.files.length >= 1;
 }
 
@@ -134,7 +149,7 @@ export function parseUnifiedDiff(diff: string): DiffLine[] {
     } else if (line.startsWith('===') || line.startsWith('Index: ')) {
       continue; // decoration some diff writers add; it carries nothing the headers do not
     } else {
-      out.push({ kind: 'note', text: line });
+      out.push({ kind: 'info', text: line });
     }
   }
   return out;

@@ -36,4 +36,23 @@ describe('the approval dialog text', () => {
     expect(detail).not.toContain(`+line ${DIFF_PREVIEW_LINES}`);
     expect(detail).toContain(`… ${52 - DIFF_PREVIEW_LINES} more diff line(s)`);
   });
+
+  it('asks to apply a previewed command\'s effect: the command (already run), how it ended, its files, diff and limits', () => {
+    const r: ApprovalRequest = {
+      ...base, rule: 'effect.preview',
+      effect: {
+        requestId: 'r', stages: [['sh', '-c', 'x > y']], cwd: '.', outcome: 'failed', exitCode: 2, stdout: '', stderr: '',
+        files: [{ path: 'y', change: 'created' }, { path: '.git/hooks', change: 'not applied', detail: 'hooks' }], more: 0,
+        diff: '--- /dev/null\n+++ b/y\n@@ -0,0 +1,1 @@\n+x\n', limits: 'The preview does not show the network.',
+      },
+    };
+    const { message, detail } = describeApproval(r, 'proj');
+    expect(message).toBe('Guarded Shell (proj): apply the changes of shell_execute?');
+    expect(detail).toContain('Command (already run against a copy-on-write view): "sh" "-c" "x > y"');
+    expect(detail).toContain('It ended: failed, exit status 2');
+    expect(detail).toContain('  created: y');
+    expect(detail).toContain('  not applied: .git/hooks (hooks)');
+    expect(detail).toContain('+x');
+    expect(detail).toContain('The preview does not show the network.');
+  });
 });

@@ -142,6 +142,38 @@ describe('Undo is a change on the guarded pipeline', () => {
     expect(fs.readFileSync(file('a.txt'))).toEqual(TEXT);
   });
 
+  it('asks even in auto when later changes touched the same files, and without anyone to ask it refuses (restores nothing)', async () => {
+    fs.writeFileSync(file('a.txt'), TEXT);
+    const c = callOf('writeFile');
+    await writeFileTool(storageDeps(), c, { file: 'a.txt', text: 'by the agent' });
+    fs.writeFileSync(file('a.txt'), 'later work by a person\n');
+    const asked = recordingApprover({ approved: true, by: 'user' });
+    const r = await undoChange(storageDeps('auto', asked), callOf(UNDO_TOOL), { requestId: c.requestId });
+    expect(asked.requests).toHaveLength(1);
+    expect(asked.requests[0]!.rule).toBe('undo.changed-since');
+    expect(asked.requests[0]!.reason).toContain('"a.txt"');
+    expect(r.outcome).toBe('ok');
+    expect(fs.readFileSync(file('a.txt'))).toEqual(TEXT);
+
+    const again = callOf('writeFile');
+    await writeFileTool(storageDeps(), again, { file: 'a.txt', text: 'by the agent again' });
+    fs.writeFileSync(file('a.txt'), 'more later work\n');
+    const nobody = recordingApprover({ approved: false, by: 'unavailable' });
+    const refused = await undoChange(storageDeps('auto', nobody), callOf(UNDO_TOOL), { requestId: again.requestId });
+    expect(refused.outcome).toBe('denied');
+    expect(fs.readFileSync(file('a.txt'), 'utf8')).toBe('more later work\n');
+  });
+
+  it('does not ask in auto when nothing touched the files since (the Undo of an untouched change just runs)', async () => {
+    fs.writeFileSync(file('a.txt'), TEXT);
+    const c = callOf('writeFile');
+    await writeFileTool(storageDeps(), c, { file: 'a.txt', text: 'by the agent' });
+    const asked = recordingApprover({ approved: true, by: 'user' });
+    const r = await undoChange(storageDeps('auto', asked), callOf(UNDO_TOOL), { requestId: c.requestId });
+    expect(asked.requests).toHaveLength(0);
+    expect(r.outcome).toBe('ok');
+  });
+
   it('is refused in readOnly, and for a change the store does not hold', async () => {
     fs.writeFileSync(file('a.txt'), TEXT);
     const c = callOf('editFile');

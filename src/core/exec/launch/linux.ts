@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { ToolError } from '../../errors';
+import { overlayStep } from '../../effects/overlay';
 import type { Sandbox, SandboxContext } from '../../isolation/types';
 import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage, Program } from './contract';
 import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
@@ -48,7 +49,12 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
     prepare(program: Program, sandbox?: SandboxContext): PreparedStage {
       if (sandbox) {
         if (!o.sandbox) throw new ToolError('ISOLATION_UNAVAILABLE', 'No sandbox runs here.', 'isolation.no-sandbox');
-        return { ...o.sandbox.wrap(program, sandbox), launcher: 'bwrap', program };
+        const wrapped = o.sandbox.wrap(program, sandbox);
+        if (!sandbox.overlay) return { ...wrapped, launcher: 'bwrap', program };
+        // Preview: a mount step in front of the sandbox makes the copy-on-write view, then execs bubblewrap in its
+        // place (src/core/effects/overlay.ts); the view lives in that step's mount namespace only.
+        const argv = overlayStep(sandbox.overlay.tools, sandbox.root, sandbox.overlay.view, [wrapped.file, ...wrapped.args]);
+        return { file: argv[0]!, args: argv.slice(1), launcher: 'bwrap', program };
       }
       if (c.kind === 'plain') return { ...program, launcher: 'plain', program };
       const argv = c.kind === 'fork-server' ? ownNamespaces(program, c.tools, who) : namespacesChain(program, c.tools, who);

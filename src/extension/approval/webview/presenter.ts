@@ -96,6 +96,11 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
   addAudit(record: AuditRecord, folder: string): void {
     this.history.addAudit(record, folder);
     this.scheduleHistory();
+    // Apply found files changed since the card was made: nothing was written. Said where the person is looking.
+    if (record.event === 'shell_execution_audit' && record.effect_outcome === 'conflict') {
+      const files = Array.isArray(record.effect_conflicts) ? record.effect_conflicts.map(String) : [];
+      void vscode.window.showWarningMessage(`Guarded Shell (${folder}): the command's changes were not applied: ${files.map((f) => `"${f}"`).join(', ') || 'files'} changed in the folder after it ran, and are never overwritten. Nothing was written.`);
+    }
   }
 
   /** A folder's server started again: it forgot its session and 15-minute approvals. */
@@ -336,9 +341,12 @@ export class WebviewApprovalPresenter implements ApprovalPresenter, vscode.Dispo
 
   private async openDiff(id: string): Promise<void> {
     const p = this.pending.get(id);
+    const fx = p?.request.effect;
     const change = p?.request.change
       ? { folder: p.folder, files: p.request.change.files, proposed: p.request.change.proposed, original: p.request.change.original, kind: p.request.change.kind }
-      : this.history.change(id);
+      : fx && p
+        ? { folder: p.folder, files: fx.files.map((f) => f.path), proposed: fx.proposed, original: fx.original }
+        : this.history.change(id);
     if (!change || change.proposed === undefined) throw new Error('this change has no content to show in a diff editor');
     const kind = 'kind' in change ? change.kind : undefined;
     // Copy and move write the last path (the destination); every other change writes the first.

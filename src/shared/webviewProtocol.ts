@@ -5,7 +5,7 @@
  * `parseWebviewMessage` before the host acts on it, and an approval can only name a card the host is showing.
  */
 
-import type { ApprovalOption, ChangeKind } from '../core/approval';
+import type { ApprovalEffect, ApprovalOption, ChangeKind } from '../core/approval';
 import type { HostAttempt } from '../core/network/record';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -77,22 +77,11 @@ export interface ChangeCardData {
 }
 
 /** A previewed command's effect (src/core/effects): Apply (approve) or Discard (deny). */
-export interface EffectCardData {
-  readonly stages: readonly (readonly string[])[];
-  readonly cwd: string;
-  readonly outcome: string;
-  readonly exitCode: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly files: readonly { readonly path: string; readonly change: string; readonly detail?: string }[];
-  /** Files not listed. */
-  readonly more: number;
+export interface EffectCardData extends Pick<ApprovalEffect, 'stages' | 'cwd' | 'outcome' | 'exitCode' | 'stdout' | 'stderr' | 'files' | 'more' | 'limits'> {
   readonly diff: readonly DiffLine[];
   readonly diffOmitted?: number;
   readonly added: number;
   readonly removed: number;
-  /** What the preview cannot see. */
-  readonly limits: string;
   readonly canOpenDiff: boolean;
 }
 

@@ -77,6 +77,8 @@ describeWith('bubblewrap', 'python3')('background commands in the sandbox', () =
     const start = await client.callTool({ name: 'shell_execute', arguments: { command: ['python3', '-u', '-m', 'http.server', port, '--bind', '127.0.0.1'], background: true } });
     expect(structured(start)).toMatchObject({ outcome: 'started', isolation: 'bwrap', background: { id: 'b1', inputOpen: false } });
     expect(start.isError).toBeFalsy();
+    // It writes the folder directly while it runs: no preview, no checkpoint, and the agent is told so.
+    expect(structured(start).effect).toMatchObject({ via: 'checkpoint', outcome: 'not-recorded', undoable: false });
     expect(await readUntil(client, 'b1', 'Serving HTTP')).toContain(`port ${port}`);
     expect(pidsWith(`http.server\0${port}`).length).toBeGreaterThan(0);
 

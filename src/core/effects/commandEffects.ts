@@ -110,16 +110,10 @@ export function abandonEffect(plan: EffectPlan): void {
   if (plan.kind === 'checkpoint') plan.store.release(plan.snapshot);
 }
 
-export interface SettleCall {
-  readonly requestId: string;
+/** The command as it ran: the fields its card shows (ApprovalEffect's), and how to ask about it. */
+export interface SettleCall extends Pick<ApprovalEffect, 'requestId' | 'stages' | 'cwd' | 'outcome' | 'exitCode' | 'stdout' | 'stderr'> {
   readonly tool: string;
   readonly key: string;
-  readonly stages: readonly (readonly string[])[];
-  readonly cwd: string;
-  readonly outcome: string;
-  readonly exitCode: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
   readonly signal?: AbortSignal;
   /** Asks the person (the approver of the call), with the call's transport details. */
   readonly ask: (request: ApprovalRequest) => Promise<{ approved: boolean; by: string; reason?: string }>;

@@ -114,6 +114,65 @@ const EFFECTS: Record<string, Effect> = {
       expect(sc(await tryTool(h, 'fetch', { url: `http://127.0.0.1:${port}/` })).status).toBe(200);
     }),
   },
+  'fetch.loopbackPorts': {
+    // The user's list opens one loopback port to the fetch tool; a workspace's list is ignored (user scope).
+    settings: {},
+    check: async (h) => withLocalServer(async (port) => {
+      const fetchIt = async () => sc(await tryTool(h, 'fetch', { url: `http://127.0.0.1:${port}/` }));
+      expect((await fetchIt()).denial).toMatchObject({ code: 'NETWORK_DENIED' });
+      await h.push(settingsFromVscode({ ...BASE, 'fetch.loopbackPorts': { workspaceValue: [port] } }).layer);
+      expect((await fetchIt()).denial).toMatchObject({ code: 'NETWORK_DENIED' });
+      await h.push(settingsFromVscode({ ...BASE, 'fetch.loopbackPorts': { globalValue: [port] } }).layer);
+      expect((await fetchIt()).status).toBe(200);
+      // Only that port: the next one is still this machine's loopback, refused.
+      expect(sc(await tryTool(h, 'fetch', { url: `http://127.0.0.1:${port === 65535 ? port - 1 : port + 1}/` })).denial).toMatchObject({ code: 'NETWORK_DENIED' });
+    }),
+  },
+  'background.maxRuns': {
+    // A workspace may lower the folder's cap (tighten), never raise it.
+    settings: { 'background.maxRuns': { globalValue: 8, workspaceValue: 1 } },
+    check: async (h) => {
+      expect(sc(await run(h, ['sleep', '30'], { background: true })).outcome).toBe('started');
+      const second = sc(await run(h, ['sleep', '30'], { background: true }));
+      expect(second.denial).toMatchObject({ code: 'LIMIT_REACHED', rule: 'background.cap' });
+      expect(second.denial.message).toMatch(/this folder's 1 \(background\.maxRuns\)/);
+      await tryTool(h, 'shell_background', { id: 'b1', stop: true });
+      // 0 turns background commands off: the control tool is no longer offered.
+      await h.push(settingsFromVscode({ ...BASE, 'background.maxRuns': { workspaceValue: 0 } }).layer);
+      expect(await names(h)).not.toContain('shell_background');
+      expect(sc(await run(h, ['sleep', '30'], { background: true })).denial).toMatchObject({ rule: 'background.off' });
+    },
+  },
+  'background.maxRunsPerSession': {
+    settings: { 'background.maxRunsPerSession': { globalValue: 1 } },
+    check: async (h) => {
+      expect(sc(await run(h, ['sleep', '30'], { background: true })).outcome).toBe('started');
+      const second = sc(await run(h, ['sleep', '30'], { background: true }));
+      expect(second.denial.message).toMatch(/this session's 1 \(background\.maxRunsPerSession\)/);
+      await tryTool(h, 'shell_background', { id: 'b1', stop: true });
+    },
+  },
+  'background.maxSeconds': {
+    // The lifetime caps what the agent asks for.
+    settings: { 'background.maxSeconds': { globalValue: 2 } },
+    check: async (h) => {
+      const started = sc(await run(h, ['sleep', '60'], { background: true, timeout: 60 }));
+      expect(started.background.lifetimeSeconds).toBe(2);
+      const r = await tryTool(h, 'readOutput', { id: 'b1', wait: 20 });
+      expect(r.content!.at(-1)!.text).toMatch(/b1 was stopped at the end of its lifetime \(background\.maxSeconds\)/);
+    },
+  },
+  'background.outputBytes': {
+    settings: { 'background.outputBytes': { globalValue: 4096 } },
+    check: async (h) => {
+      // 5,000 lines of seq are 23,893 bytes: the log keeps the last 4,096 and counts the rest.
+      expect(sc(await run(h, ['seq', '1', '5000'], { background: true })).outcome).toBe('started');
+      const r = await tryTool(h, 'readOutput', { id: 'b1', wait: 20 });
+      const status = r.content!.map((c) => c.text).join('\n');
+      expect(status).toMatch(/bytes were dropped before this read \(the log keeps the last 4,096\)/);
+      expect(status).toContain('5000\n');
+    },
+  },
   'fetch.allowPrivate': {
     // A workspace cannot switch it on; the user can (the fetch tool's description says which addresses it refuses).
     settings: { 'fetch.allowPrivate': { workspaceValue: true } },

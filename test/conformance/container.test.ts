@@ -17,12 +17,20 @@ import { FIXTURES, makeWorkspace, PYTHON, type PathName, type Workspace } from '
 let harness: string;
 let ws: Workspace & { remove(): void };
 let dir: string;
+/** test/fixtures/bin, copied where every user can read it. */
+let fixtures: string;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-conformance-harness-'));
   fs.chmodSync(dir, 0o755);
   harness = path.join(dir, 'harness.cjs');
   await build({ entryPoints: [path.join(__dirname, 'harness.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: harness, logLevel: 'error', loader: { '.pl': 'text' } });
   fs.chmodSync(harness, 0o644);
+  // The fixture programs beside it, where the unprivileged user can read them: a checkout under a folder only its
+  // owner may enter (root cloning into its 0700 home) is closed to nobody.
+  fixtures = path.join(dir, 'bin');
+  fs.cpSync(FIXTURES, fixtures, { recursive: true });
+  fs.chmodSync(fixtures, 0o755);
+  for (const f of fs.readdirSync(fixtures)) fs.chmodSync(path.join(fixtures, f), 0o755);
   ws = makeWorkspace();
 }, 60_000);
 afterAll(() => {
@@ -41,7 +49,7 @@ interface Started {
 }
 
 function start(request: Record<string, unknown>, user: (typeof USERS)[number]): Started {
-  const proc = spawn(process.execPath, [harness, JSON.stringify({ root: ws.root, home: ws.home, fixtures: FIXTURES, ...request })], {
+  const proc = spawn(process.execPath, [harness, JSON.stringify({ root: ws.root, home: ws.home, fixtures, ...request })], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { PATH: '/usr/bin:/bin', HOME: ws.home },
     ...(user.id && { uid: user.id.uid, gid: user.id.gid }),
@@ -83,7 +91,7 @@ for (const p of PATHS) {
 
       it('leaves no process of the call behind, even one that left its session, closed every descriptor and dropped its environment', async () => {
         const secs = uniqueSeconds();
-        const out = await start({ path: p.name, action: 'run', argv: [path.join(FIXTURES, 'escape-all'), secs] }, user).done;
+        const out = await start({ path: p.name, action: 'run', argv: [path.join(fixtures, 'escape-all'), secs] }, user).done;
         expect((out.result as { outcome: string }).outcome).toBe('ok');
         await sleep(300);
         const left = pidsWithCmdline(['sleep', secs]);
@@ -93,7 +101,7 @@ for (const p of PATHS) {
 
       it('leaves no process of a running call behind a SIGKILL of the server, even one that cleared its own parent-death signal and left its session', async () => {
         const secs = uniqueSeconds();
-        const server = start({ path: p.name, action: 'run', argv: [path.join(FIXTURES, 'escape-deathsig'), secs, 'wait'], hold: true }, user);
+        const server = start({ path: p.name, action: 'run', argv: [path.join(fixtures, 'escape-deathsig'), secs, 'wait'], hold: true }, user);
         await server.held;
         for (let i = 0; i < 100 && pidsWithCmdline(['sleep', secs]).length < 2; i++) await sleep(50);
         expect(pidsWithCmdline(['sleep', secs])).toHaveLength(2); // the escaped one and the foreground one

@@ -239,7 +239,9 @@ class ForkServer {
     } catch (e) {
       for (const s of opened) s.destroy();
       for (const pid of hostPids) this.signalGroup(pid);
-      p.reject(new Error(`cannot take the command's pipes from the launcher's fork server: ${(e as Error).message}`));
+      // Its descriptors are gone only with the fork server itself (it keeps them until our 'A'): say that.
+      const ended = (e as NodeJS.ErrnoException).code === 'ENOENT';
+      p.reject(new Error(ended ? "the launcher's fork server ended before the command's pipes were taken" : `cannot take the command's pipes from the launcher's fork server: ${(e as Error).message}`));
     } finally {
       this.proc.stdin!.write(frame(['A', id]));
     }

@@ -17,7 +17,7 @@ import { FIXTURES, makeWorkspace, PYTHON, type PathName, type Workspace } from '
 let harness: string;
 let ws: Workspace & { remove(): void };
 let dir: string;
-/** test/fixtures/bin, copied where every user can read it. */
+/** test/fixtures/bin, copied where every user and every sandbox can read it. */
 let fixtures: string;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-conformance-harness-'));
@@ -25,13 +25,14 @@ beforeAll(async () => {
   harness = path.join(dir, 'harness.cjs');
   await build({ entryPoints: [path.join(__dirname, 'harness.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: harness, logLevel: 'error', loader: { '.pl': 'text' } });
   fs.chmodSync(harness, 0o644);
-  // The fixture programs beside it, where the unprivileged user can read them: a checkout under a folder only its
-  // owner may enter (root cloning into its 0700 home) is closed to nobody.
-  fixtures = path.join(dir, 'bin');
+  ws = makeWorkspace();
+  // The fixture programs in the workspace, where every user can read them and every sandbox sees them: a checkout
+  // under a folder only its owner may enter (root cloning into its 0700 home) is closed to nobody, and the sandbox
+  // hides the system's temporary folder.
+  fixtures = path.join(ws.root, 'fixture-bin');
   fs.cpSync(FIXTURES, fixtures, { recursive: true });
   fs.chmodSync(fixtures, 0o755);
   for (const f of fs.readdirSync(fixtures)) fs.chmodSync(path.join(fixtures, f), 0o755);
-  ws = makeWorkspace();
 }, 60_000);
 afterAll(() => {
   ws?.remove();

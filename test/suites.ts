@@ -34,7 +34,14 @@ export const LONG_FILES: readonly string[] = [
   // Background commands end to end: a real server per case (a dev server in the sandbox and its port bridge, a
   // watcher read for six seconds, a flood of starts, SIGKILLs of the server), about 40 s.
   'test/integration/background.test.ts',
-  // Start-up cost and packaging: the code cache across restarts, npm pack and a global install.
+  // Real git on 24 hostile repositories (every read-only git command run against each), about 20 s.
+  'test/unit/rules/gitReadOnly.property.test.ts',
+  // The developer's context through real servers in the real sandbox (an identity, a toolchain, secrets), about 20 s.
+  'test/integration/developerContext.test.ts',
+  // What an agent gets back from real servers: a 20,000-line rewrite beside a second client, the tool list's size.
+  'test/integration/agentResults.test.ts',
+  // Start-up and packaging: what the CLI prints and its token file, the code cache across restarts, npm pack.
+  'test/integration/cliStart.test.ts',
   'test/integration/compileCache.test.ts',
   'test/packaging/tarball.test.ts',
 ];

@@ -33,7 +33,9 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
   it('ends a call whose fork server is killed with a clear error, leaves none of its processes, and starts a new one for the next call', async () => {
     const { tag, spec } = tagged([sh('sleep 300 & sleep 300')]);
     const pending = ex.run(spec);
-    expect(await until(() => survivors(tag).length >= 2)).toBe(true);
+    // Both sleeps run (or the call ended early: then say how, for the log).
+    const early = pending.then((r) => `the call ended before its fork server was killed: ${JSON.stringify(r)}`);
+    expect(await Promise.race([until(() => survivors(tag).length >= 2).then((ok) => (ok ? 'running' : 'its processes never showed')), early])).toBe('running');
     const first = forkServerForTests().pid;
     forkServerForTests().kill();
     const r = await pending;

@@ -40,6 +40,14 @@ export const LONG_FILES: readonly string[] = [
   'test/integration/developerContext.test.ts',
   // What an agent gets back from real servers: a 20,000-line rewrite beside a second client, the tool list's size.
   'test/integration/agentResults.test.ts',
+  // The conformance suite's basics through the fork server a second time (the namespaces path runs them in npm test,
+  // and the fork server's own cases and the container attacks stay there too).
+  'test/conformance/executor.forkServer.test.ts',
+  // Every refusal message walked under five policies (2,340 of them), and "Always allow" through real servers.
+  'test/integration/messages.test.ts',
+  'test/integration/alwaysAllow.test.ts',
+  // git's configuration reader checked against the real git on hundreds of files.
+  'test/unit/core/commands/gitConfigFile.real.test.ts',
   // Start-up and packaging: what the CLI prints and its token file, the code cache across restarts, npm pack.
   'test/integration/cliStart.test.ts',
   'test/integration/compileCache.test.ts',

@@ -31,11 +31,13 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
   });
 
   it('ends a call whose fork server is killed with a clear error, leaves none of its processes, and starts a new one for the next call', async () => {
-    const { tag, spec } = tagged([sh('sleep 300 & sleep 300')]);
+    const { tag, spec } = tagged([sh('sleep 300 & sleep 300')], { timeoutMs: 60_000 });
     const pending = ex.run(spec);
-    // Both sleeps run (or the call ended early: then say how, for the log).
+    // Both sleeps run (or the call ended early: then say how, for the log). A machine with every core taken by
+    // other jobs can take seconds to start a call: the wait is long, the test is not about speed.
     const early = pending.then((r) => `the call ended before its fork server was killed: ${JSON.stringify(r)}`);
-    expect(await Promise.race([until(() => survivors(tag).length >= 2).then((ok) => (ok ? 'running' : 'its processes never showed')), early])).toBe('running');
+    const shown = until(() => survivors(tag).length >= 2, 40_000).then((ok) => (ok ? 'running' : `its processes never showed (${survivors(tag).length} of 2; fork server ${forkServerForTests().pid})`));
+    expect(await Promise.race([shown, early])).toBe('running');
     const first = forkServerForTests().pid;
     forkServerForTests().kill();
     const r = await pending;
@@ -44,7 +46,7 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     expect(await until(() => survivors(tag).length === 0)).toBe(true);
     expect((await ex.run(tagged([stage('echo', 'again')]).spec)).stdout).toBe('again\n');
     expect(forkServerForTests().pid).not.toBe(first);
-  });
+  }, 90_000);
 
   it('refuses an argument with a NUL byte before anything starts (it would shift every later field)', async () => {
     const r = await ex.run(tagged([sh('echo a\0b'), stage('cat')]).spec);

@@ -10,9 +10,12 @@ import { sh, sleep, stage, survivors, tagged } from '../unit/exec/helpers';
 const ex = createExecutor({ concurrency: 2, killGraceMs: 300 });
 afterAll(() => ex.shutdown());
 
-/** Polls `cond` for up to `ms` (slow on a busy machine). */
+/**
+ * Polls `cond` for up to `ms` (slow on a busy machine); true once it held. Not evaluated again at the end: a count of
+ * processes read from /proc moves while a shell forks and execs, and a second look could miss what the first saw.
+ */
 const until = async (cond: () => boolean, ms = 10_000) => {
-  for (const end = Date.now() + ms; !cond() && Date.now() < end; ) await sleep(20);
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) if (cond()) return true;
   return cond();
 };
 

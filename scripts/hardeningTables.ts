@@ -4,6 +4,7 @@ import { HARMLESS_GIT_KEYS, NEUTRALISED_GIT_CONFIG, NEUTRALISED_PER_DRIVER } fro
 import { RSYNC_PROGRAM_OPTIONS } from '../src/core/commands/rules/rsync';
 import { TAR_PROGRAM_OPTIONS } from '../src/core/commands/rules/tar';
 import { LINKER_CODE_LOADERS_FOR_DOCS } from '../src/core/commands/rules/toolchain';
+import { BINUTILS_CODE_LOADER_FOR_DOCS } from '../src/core/commands/rules/binutils';
 import type { ProgramOption } from '../src/core/commands/rules/types';
 
 /**
@@ -46,6 +47,7 @@ export function hardeningTables(): Record<string, string> {
     'program-options': table(['Family', 'Option', 'What it does'], [
       ...programOptions('cc', CC_PROGRAM_OPTIONS),
       ['ld (also forwarded)', LINKER_CODE_LOADERS_FOR_DOCS.map((n) => code(`-${n}`)).join(' '), 'load code into the linker or name a program it runs, in every spelling (one or two dashes, abbreviations)'],
+      ['ar, nm, ranlib (binutils)', code(BINUTILS_CODE_LOADER_FOR_DOCS), 'loads a BFD plugin, a shared object of the caller\'s choosing, in every spelling (`=`, abbreviations, after operands)'],
       ...programOptions('rsync', RSYNC_PROGRAM_OPTIONS),
       ...programOptions('tar', TAR_PROGRAM_OPTIONS),
     ]),

@@ -96,6 +96,8 @@ const CC_RE = /^([a-z0-9_]+-)*(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+)(-\d+(\.\d
 /** The programs the drivers forward to, called directly: linkers (GNU ld, gold, lld, mold) and assemblers. */
 const LD_RE = /^([a-z0-9_]+-)*(ld|ld\.bfd|ld\.gold|ld\.lld|ld\.mold|ld64\.lld|lld|gold|mold|collect2)(-\d+(\.\d+)*)?$/;
 const AS_RE = /^([a-z0-9_]+-)*(as|gas)(-\d+(\.\d+)*)?$/;
+/** binutils' archive and symbol tools, which load BFD plugins (gcc-ar, llvm-nm, x86_64-linux-gnu-ar, nm-2.40 …). */
+const BINUTILS_RE = /^([a-z0-9_]+-)*(ar|nm|ranlib)(-\d+(\.\d+)*)?$/;
 
 export function familyOf(commandName: string): string | undefined {
   return memo(familyMemo, commandName, familyOfUncached);
@@ -109,6 +111,7 @@ function familyOfUncached(commandName: string): string | undefined {
   if (CC_RE.test(base)) return 'cc';
   if (LD_RE.test(base)) return 'ld';
   if (AS_RE.test(base)) return 'as';
+  if (BINUTILS_RE.test(base)) return 'binutils';
   const m = VERSIONED_RE.exec(base);
   if (m) {
     const fam = m[1]!;

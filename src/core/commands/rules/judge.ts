@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { allow, deny, type Verdict } from '../../verdict';
 import { awkRule } from './awk';
 import { ccRule } from './cc';
+import { binutilsRule } from './binutils';
 import { rsyncRule } from './rsync';
 import { assemblerRule, linkerRule } from './toolchain';
 import { curlRule } from './curl';
@@ -41,6 +42,7 @@ export const FAMILY_RULES: Readonly<Record<string, FamilyRule>> = {
   cc: ccRule,
   ld: linkerRule,
   as: assemblerRule,
+  binutils: binutilsRule,
   rsync: rsyncRule,
   openssl: opensslRule,
   curl: curlRule,

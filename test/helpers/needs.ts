@@ -48,7 +48,7 @@ export function describeWith(...names: Capability[]): (title: string, body: () =
   if (strict()) return (title) => describe(title, () => it(`has ${names.join(' and ')}`, () => { throw new Error(line); }));
   // Skipped because the capability is missing here (the global setup prints which, and how to install it);
   // GUARDED_SHELL_STRICT (CI) takes the branch above instead, so CI cannot pass by skipping.
-  return (title, body) => describe.skip(title, body);
+  return (title, body) => describe.skip(title, body); // skipped: a capability this machine lacks (named at the start)
 }
 
 /** For one test: skips it (or fails it, strictly) when a capability is missing. */

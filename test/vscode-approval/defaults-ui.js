@@ -4,27 +4,21 @@
 // question fails the run quickly instead of waiting for a timeout). Each check is recorded in $E2E_OUT/ui-results.json.
 'use strict';
 const fs = require('fs'), path = require('path');
+const { approvalPanel, playThenDone } = require('../vscode/lib/panelDriver.js');
 const { DEFAULTS: D } = require('./shared.js');
 const { assertEqual } = require('../vscode/lib/util.js');
 
 const OUT = process.env.E2E_OUT;
-const EXT_ID = process.env.EXT_ID;
 const SANDBOX = process.env.E2E_EXPECT_SANDBOX === '1';
 const UNEXPECTED = 'unexpected card (defaults-ui.js)';
 
 exports.limitMs = 360000;
 exports.viewport = { width: 1500, height: 1000 };
 
-exports.play = async function play(page, { scenario: check, say }) {
-  try {
-    await playCards(page, check, say);
-  } finally {
-    fs.writeFileSync(path.join(OUT, 'ui-done'), '');
-  }
-};
+exports.play = playThenDone(playCards);
 
 async function playCards(page, check, say) {
-  const panel = page.frameLocator(`iframe.webview[src*="extensionId=${EXT_ID}"]`).frameLocator('iframe#active-frame');
+  const panel = approvalPanel(page);
   const anyCard = panel.locator('li.card:not([aria-disabled])').first();
   const click = (card, name) => card.getByRole('button', { name, exact: true }).click({ timeout: 15000 });
   /** The argv the card shows, each argument as its title: the argument double-quoted (plain ASCII here). */

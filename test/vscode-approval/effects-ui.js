@@ -5,28 +5,22 @@
 // one is denied at once. Each check is recorded in $E2E_OUT/ui-results.json.
 'use strict';
 const fs = require('fs'), path = require('path');
+const { approvalPanel, playThenDone } = require('../vscode/lib/panelDriver.js');
 const { EFFECTS: E } = require('./shared.js');
 const { readDiffRows } = require('../webview/diffRows.js');
 const { assertEqual } = require('../vscode/lib/util.js');
 
 const OUT = process.env.E2E_OUT;
 const WS = process.env.E2E_WS;
-const EXT_ID = process.env.EXT_ID;
 const UNEXPECTED = 'unexpected card (effects-ui.js)';
 
 exports.limitMs = 420000;
 exports.viewport = { width: 1500, height: 1000 };
 
-exports.play = async function play(page, { scenario: check, say }) {
-  try {
-    await playCards(page, check, say);
-  } finally {
-    fs.writeFileSync(path.join(OUT, 'ui-done'), '');
-  }
-};
+exports.play = playThenDone(playCards);
 
 async function playCards(page, check, say) {
-  const panel = page.frameLocator(`iframe.webview[src*="extensionId=${EXT_ID}"]`).frameLocator('iframe#active-frame');
+  const panel = approvalPanel(page);
   const anyCard = panel.locator('li.card:not([aria-disabled])').first();
   const click = (card, name) => card.getByRole('button', { name, exact: true }).click({ timeout: 15000 });
   const quoted = (argv) => argv.map((a) => JSON.stringify(a));

@@ -3,29 +3,22 @@
 // driver in $E2E_OUT/ui-results.json.
 'use strict';
 const fs = require('fs'), path = require('path');
+const { approvalPanel, panelFrameSelector, playThenDone } = require('../vscode/lib/panelDriver.js');
 const shared = require('./shared.js');
 const { readDiffRows } = require('../webview/diffRows.js');
 const { assertEqual } = require('../vscode/lib/util.js');
 
 const OUT = process.env.E2E_OUT;
-const EXT_ID = process.env.EXT_ID;
 
 // The cards wait for activation, server start and the first webview; the history check waits for the suite.
 exports.limitMs = 360000;
 exports.viewport = { width: 1500, height: 1000 };
 
-exports.play = async function play(page, { scenario: check, say }) {
-  try {
-    await playCards(page, check, say);
-  } finally {
-    // Tells the suite the UI checks are over (it waits for this before it exits).
-    fs.writeFileSync(path.join(OUT, 'ui-done'), '');
-  }
-};
+exports.play = playThenDone(playCards);
 
 async function playCards(page, check, say) {
-  const frameSel = `iframe.webview[src*="extensionId=${EXT_ID}"]`;
-  const panel = page.frameLocator(frameSel).frameLocator('iframe#active-frame');
+  const frameSel = panelFrameSelector();
+  const panel = approvalPanel(page);
   /** A card whose argv holds a chip with this visible text (spaces are shown as ·), ready for input. (Only the argv's
    * chips: the offered "Always allow" rules are chips too.) */
   const cardWithChip = (text) => panel.locator('li.card:not([aria-disabled])', { has: panel.locator('ol.argv bdi.chip', { hasText: text }) });

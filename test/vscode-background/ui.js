@@ -3,24 +3,18 @@
 // lines as they change), presses Stop, and checks the list empties and the history shows how it ended.
 'use strict';
 const fs = require('fs'), path = require('path');
+const { approvalPanel, playThenDone } = require('../vscode/lib/panelDriver.js');
 const shared = require('./shared.js');
 
 const OUT = process.env.E2E_OUT;
-const EXT_ID = process.env.EXT_ID;
 
 exports.limitMs = 280000;
 exports.viewport = { width: 1400, height: 1000 };
 
-exports.play = async function play(page, { scenario: check }) {
-  try {
-    await playPanel(page, check);
-  } finally {
-    fs.writeFileSync(path.join(OUT, 'ui-done'), '');
-  }
-};
+exports.play = playThenDone(playPanel);
 
 async function playPanel(page, check) {
-  const panel = page.frameLocator(`iframe.webview[src*="extensionId=${EXT_ID}"]`).frameLocator('iframe#active-frame');
+  const panel = approvalPanel(page);
   const lastTick = async (run) => {
     const m = /tick (\d+) [^\n]*\s*$/.exec(await run.locator('pre.bg-lines').innerText());
     return m ? Number(m[1]) : -1;

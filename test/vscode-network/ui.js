@@ -2,24 +2,18 @@
 // says, clicks "Always allow <host>", then checks that no other card comes and that the history lists the hosts.
 'use strict';
 const fs = require('fs'), path = require('path');
+const { approvalPanel, playThenDone } = require('../vscode/lib/panelDriver.js');
 const shared = require('./shared.js');
 
 const OUT = process.env.E2E_OUT;
-const EXT_ID = process.env.EXT_ID;
 
 exports.limitMs = 240000;
 exports.viewport = { width: 1400, height: 900 };
 
-exports.play = async function play(page, { scenario: check }) {
-  try {
-    await playCards(page, check);
-  } finally {
-    fs.writeFileSync(path.join(OUT, 'ui-done'), '');
-  }
-};
+exports.play = playThenDone(playCards);
 
 async function playCards(page, check) {
-  const panel = page.frameLocator(`iframe.webview[src*="extensionId=${EXT_ID}"]`).frameLocator('iframe#active-frame');
+  const panel = approvalPanel(page);
   const waitFile = async (name, seconds) => {
     for (let i = 0; i < seconds * 2 && !fs.existsSync(path.join(OUT, name)); i++) await page.waitForTimeout(500);
     if (!fs.existsSync(path.join(OUT, name))) throw new Error(`the suite never wrote ${name}`);

@@ -3,9 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveProgram } from '../../../src/core/commands/resolve';
 import { isKnownReadOnly, judgeCommand } from '../../../src/core/commands/rules';
 import { requires } from '../../helpers/needs';
+import { judgeResolved } from './judgeResolved';
+import { resolveProgram } from '../../../src/core/commands/resolve';
 
 
 requires('gawk', 'rule-programs');
@@ -47,11 +48,7 @@ function helperRan(argv: readonly string[], input = 'x\n'): boolean {
 }
 
 /** Judges as decide does: by the name and by the file the PATH lookup finds. */
-function judgeReal(argv: readonly string[]) {
-  const r = resolveProgram(argv[0]!, { pathEnv: PATH, cwd: dir });
-  if ('notFound' in r) throw new Error(`${argv[0]} is not installed here: ${r.notFound}`);
-  return judgeCommand(argv, { aliases: [r.path, r.real] });
-}
+const judgeReal = (argv: readonly string[]) => judgeResolved(argv, { pathEnv: PATH, cwd: dir });
 
 const fill = (argv: readonly string[]) => argv.map((a) => a.replaceAll('HELPER', helper()).replaceAll('MARKER', marker).replaceAll('DIR', dir));
 

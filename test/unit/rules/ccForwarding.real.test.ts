@@ -4,9 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeCallEnv } from '../../../src/core/commands/callEnv';
-import { resolveProgram } from '../../../src/core/commands/resolve';
-import { judgeCommand } from '../../../src/core/commands/rules';
 import { requires } from '../../helpers/needs';
+import { judgeResolved } from './judgeResolved';
 
 requires('rule-programs');
 
@@ -54,11 +53,7 @@ function loadedOrRan(argv: readonly string[]): boolean {
   return fs.existsSync(marker);
 }
 
-function judgeReal(argv: readonly string[]) {
-  const r = resolveProgram(argv[0]!, { pathEnv: PATH, cwd: dir });
-  if ('notFound' in r) throw new Error(`${argv[0]} is not installed here: ${r.notFound}`);
-  return judgeCommand(argv, { aliases: [r.path, r.real] });
-}
+const judgeReal = (argv: readonly string[]) => judgeResolved(argv, { pathEnv: PATH, cwd: dir });
 
 const fill = (argv: readonly string[]) => argv.map((a) => a.replaceAll('EVIL', path.join(dir, 'evil.so')).replaceAll('DIR', dir));
 

@@ -4,9 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeCallEnv } from '../../../src/core/commands/callEnv';
-import { resolveProgram } from '../../../src/core/commands/resolve';
-import { judgeCommand } from '../../../src/core/commands/rules';
 import { requires } from '../../helpers/needs';
+import { judgeResolved } from './judgeResolved';
 
 requires('rule-programs');
 
@@ -48,11 +47,7 @@ function ran(argv: readonly string[], pathEnv = PATH): boolean {
   return fs.existsSync(marker);
 }
 
-function judgeReal(argv: readonly string[]) {
-  const r = resolveProgram(argv[0]!, { pathEnv: PATH, cwd: dir });
-  if ('notFound' in r) throw new Error(`${argv[0]} is not installed here: ${r.notFound}`);
-  return judgeCommand(argv, { aliases: [r.path, r.real] });
-}
+const judgeReal = (argv: readonly string[]) => judgeResolved(argv, { pathEnv: PATH, cwd: dir });
 
 describe('rsync starts the programs it is told to', () => {
   const H = () => path.join(dir, 'helper.sh');

@@ -47,7 +47,7 @@ export function hardeningTables(): Record<string, string> {
     'program-options': table(['Family', 'Option', 'What it does'], [
       ...programOptions('cc', CC_PROGRAM_OPTIONS),
       ['ld (also forwarded)', LINKER_CODE_LOADERS_FOR_DOCS.map((n) => code(`-${n}`)).join(' '), 'load code into the linker or name a program it runs, in every spelling (one or two dashes, abbreviations)'],
-      ['ar, nm, ranlib (binutils)', code(BINUTILS_CODE_LOADER_FOR_DOCS), 'loads a BFD plugin, a shared object of the caller\'s choosing, in every spelling (`=`, abbreviations, after operands)'],
+      ['ar, nm, ranlib (binutils)', code(BINUTILS_CODE_LOADER_FOR_DOCS), 'loads a BFD plugin, a shared object of the caller\'s choosing, in every spelling (`=`, abbreviations, after operands); a response file `@FILE`, which could hold it, is refused too'],
       ...programOptions('rsync', RSYNC_PROGRAM_OPTIONS),
       ...programOptions('tar', TAR_PROGRAM_OPTIONS),
     ]),

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveProgram } from '../../../src/core/commands/resolve';
 import { judgeCommand } from '../../../src/core/commands/rules';
 import { requires } from '../../helpers/needs';
+import { judgeResolved } from './judgeResolved';
 
 requires('rule-programs');
 
@@ -30,11 +30,7 @@ function loaded(argv: readonly string[]): boolean {
   return fs.existsSync(marker);
 }
 
-function judgeReal(argv: readonly string[]) {
-  const r = resolveProgram(argv[0]!, { pathEnv: PATH, cwd: dir });
-  if ('notFound' in r) throw new Error(`${argv[0]} is not installed here: ${r.notFound}`);
-  return judgeCommand(argv, { aliases: [r.path, r.real] });
-}
+const judgeReal = (argv: readonly string[]) => judgeResolved(argv, { pathEnv: PATH, cwd: dir });
 
 beforeAll(() => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-binutils-')));
@@ -68,6 +64,14 @@ describe('binutils plugins: ar, nm and ranlib never load the caller\'s shared ob
       expect(judgeReal(argv())).toMatchObject({ kind: 'deny', rule: 'binutils.plugin' });
     });
   }
+
+  it('stops a response file from carrying --plugin past the rule (libiberty expands @FILE before any option is read)', () => {
+    fs.writeFileSync(path.join(dir, 'opts.rsp'), `--plugin ${so()}\n`);
+    for (const argv of [['nm', '@opts.rsp', 't.o'], ['nm', 't.o', '@opts.rsp'], ['ar', '@opts.rsp', 's', 'libt.a'], ['ranlib', '@opts.rsp', 'libt.a']]) {
+      expect(loaded(argv), `${argv.join(' ')} loads the object when run directly`).toBe(true);
+      expect(judgeReal(argv), argv.join(' ')).toMatchObject({ kind: 'deny', rule: 'binutils.response-file' });
+    }
+  });
 
   it('judges every name of the program: a target-prefixed or versioned name, and gcc\'s wrappers', () => {
     for (const name of ['x86_64-linux-gnu-nm', 'gcc-ar', 'gcc-nm-12', 'llvm-ranlib', '/usr/bin/nm']) {

@@ -6,12 +6,18 @@ import { allow, deny, type Verdict } from '../../verdict';
  * object of the caller's choosing, whose constructor runs as the tool. Refused in every spelling getopt_long reads
  * as it: `--plugin NAME`, `--plugin=NAME` and any abbreviation (`--plu`; `--p` is `--plugin` to ar), anywhere before
  * a `--` (both tools permute their arguments). An abbreviation another option shares is refused too: a false denial
- * at worst. The plugins BFD loads by itself come from the toolchain's own folder, not from the caller.
+ * at worst. A response file (`@FILE`, anywhere: libiberty expands it before any option is read; after a `--` it
+ * is a false denial at worst) is refused too, as for the compiler drivers: it holds options the rule cannot see,
+ * `--plugin` among them. The plugins BFD loads by itself come from the toolchain's own folder, not the caller's.
  */
 
 const LOADS_CODE = 'plugin';
 
 export const binutilsRule = (args: readonly string[], name?: string): Verdict => {
+  const file = args.find((a) => a.startsWith('@'));
+  if (file !== undefined) {
+    return deny('ARGUMENT_FORBIDDEN', 'binutils.response-file', `${name ?? 'This program'} "${file}" is a response file: it holds options the rule cannot inspect (such as --plugin, which loads a shared object), so it is not allowed.`);
+  }
   for (const a of args) {
     if (a === '--') break;
     if (!a.startsWith('--')) continue;

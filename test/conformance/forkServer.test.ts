@@ -20,17 +20,35 @@ const until = async (cond: () => boolean, ms = 10_000) => {
 };
 
 describeWith('fork-server')('the launcher\'s fork server', () => {
-  it('runs a stage as PID 1 of a namespace of its own, forked by the running fork server', async () => {
-    const r = await ex.run(tagged([sh('echo $$')]).spec);
-    expect(r.stdout).toBe('1\n');
+  it('runs a stage as PID 2 of a namespace of its own (under an init it cannot reach), forked by the running fork server', async () => {
+    const r = await ex.run(tagged([sh('echo $$; cat /proc/1/comm; ls /proc | grep -c "^[0-9]"')]).spec);
+    // Its init (by the name reach-container signals), the shell, ls and grep: nothing else is in sight.
+    expect(r.stdout).toBe('2\nguarded-shell-i\n4\n');
     expect(forkServerForTests().pid).toBeGreaterThan(1);
   });
 
   it('runs every stage of a pipeline, and a call with input, each in namespaces of its own', async () => {
     const r = await ex.run(tagged([sh('echo $$'), stage('cat')], { stdin: undefined }).spec);
-    expect(r.stdout).toBe('1\n');
+    expect(r.stdout).toBe('2\n');
     const withInput = await ex.run(tagged([sh('cat; echo $$')], { stdin: 'in\n' }).spec);
-    expect(withInput.stdout).toBe('in\n1\n');
+    expect(withInput.stdout).toBe('in\n2\n');
+  });
+
+  it('lets a pipeline\'s writer die of SIGPIPE when its reader ends, as in a shell (yes | head -n 1), and a command without a handler die of SIGTERM at once', async () => {
+    // A command that is its namespace's PID 1 would outlive both: the kernel drops an init's SIGPIPE (yes would print
+    // "Broken pipe" and exit 1) and a SIGTERM it has no handler for (sleep would run on for the whole grace).
+    const r = await ex.run(tagged([stage('yes'), stage('head', '-n', '1')]).spec);
+    expect([r.outcome, r.stdout, r.stderr]).toEqual(['ok', 'y\n', '']);
+    expect(r.stages[0]).toEqual({ exitCode: null, signal: 'SIGPIPE' });
+    const slow = createExecutor({ concurrency: 1, killGraceMs: 60_000 });
+    try {
+      const started = Date.now();
+      const stopped = await slow.run(tagged([stage('sleep', '300')], { timeoutMs: 300 }).spec);
+      expect([stopped.outcome, stopped.signal]).toEqual(['timeout', 'SIGTERM']);
+      expect(Date.now() - started).toBeLessThan(30_000); // far below the 60 s grace: the SIGTERM itself ended it
+    } finally {
+      await slow.shutdown();
+    }
   });
 
   it('ends a call whose fork server is killed with a clear error, leaves none of its processes, and starts a new one for the next call', async () => {

@@ -49,7 +49,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
   git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
   namespaces: { needed: 'the conformance suite of the namespace launcher (each command in PID, mount and user namespaces of its own)', install: 'apt-get install util-linux coreutils (Linux; root, or a kernel that allows unprivileged user namespaces)' },
-  'fork-server': { needed: 'the conformance suite of the launcher\'s fork server (each command forked by a small Perl process into namespaces of its own)', install: 'apt-get install perl-base util-linux (Linux; root, or a kernel that allows unprivileged user namespaces)' },
+  'fork-server': { needed: 'the conformance suite of the launcher\'s fork server (each command forked by a small Perl process into namespaces of its own)', install: 'apt-get install perl util-linux (perl for its syscall.ph; Linux; root, or a kernel that allows unprivileged user namespaces)' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: `apt-get install ${[...new Set(RULE_PROGRAM_PACKAGES.values())].join(' ')}` },
   'hint-programs': { needed: "the sandbox hints checked against the real programs' messages", install: 'apt-get install make curl wget' },

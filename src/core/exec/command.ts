@@ -66,7 +66,8 @@ export function startCommand(spec: ExecSpec, opts: CommandOptions): RunningComma
     await sup.attention;
     sup.finish();
     try {
-      return buildResult(call, sup, await reap(spec.launcher, call, runId, sup, opts.killGraceMs));
+      await reap(spec.launcher, call, runId, sup, opts.killGraceMs);
+      return buildResult(call, sup);
     } finally {
       held.release(call.pumped);
     }

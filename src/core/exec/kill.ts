@@ -1,6 +1,5 @@
-import * as fs from 'node:fs';
 import treeKill from 'tree-kill';
-import { isGone, isProcessAlive, procAvailable, processesOfRun, readProcStat } from './processes';
+import { isProcessAlive, procAvailable, processesOfRun } from './processes';
 
 /**
  * Stopping a call's whole process tree: SIGTERM to every stage's process group and to every escaped
@@ -13,38 +12,16 @@ export interface KillTarget {
   readonly pgids: readonly number[];
   /** The per-call marker value of GUARDED_SHELL_RUN. */
   readonly runId: string;
-  /**
-   * Processes of the call that are PID 1 of a PID namespace of their own (the command, under the launcher's fork
-   * server: src/core/exec/launch/posix.ts finds them). The kernel drops a signal
-   * sent to a namespace's init from outside unless it has a handler, so SIGTERM alone would leave a plain
-   * `sleep` running for the whole grace. Such a stage that neither catches nor ignores SIGTERM gets SIGKILL —
-   * what SIGTERM's default action would have done — once it has no live child left (its children got the
-   * SIGTERM and their grace; killing the init first would end its namespace, and them, at once). `kill` is the
-   * process that gets that SIGKILL: the init's parent, whose death ends the namespace (--kill-child), and which
-   * then reports SIGKILL itself (util-linux 2.38's unshare exits 1 when its child dies of SIGKILL).
-   */
-  readonly inits?: ReadonlyArray<{ readonly pid: number; readonly kill: number }>;
 }
-
-/** Of the `inits`, those that got SIGKILL in place of SIGTERM's default action (reported as SIGTERM). */
-export type TermEmulated = Set<number>;
 
 const POLL_MS = 25;
 const SIGKILL_ROUNDS = 5;
 
-export async function killProcessTrees(target: KillTarget, graceMs: number, emulated: TermEmulated = new Set()): Promise<void> {
+export async function killProcessTrees(target: KillTarget, graceMs: number): Promise<void> {
   const pgids = target.pgids.filter(isSafeTarget);
   // No group left to signal (stages whose namespaces ended with them): the run's marker may still find a process outside
   // them that holds its pipes (started through a service manager, say).
   if (pgids.length === 0 && !target.runId) return;
-  const inits = (target.inits ?? []).filter((i) => isSafeTarget(i.pid) && isSafeTarget(i.kill));
-  const endInits = (): void => {
-    for (const { pid, kill } of inits) {
-      if (emulated.has(pid) || isGone(readProcStat(pid)) || !diesOfSigterm(pid) || hasLiveChild(pid)) continue;
-      emulated.add(pid);
-      signalPid(kill, 'SIGKILL');
-    }
-  };
   const linux = procAvailable();
   // Collect escaped descendants BEFORE signalling: once a parent dies its children are re-parented and the
   // ppid trail is gone (the marker still finds them, unless they replaced their environment).
@@ -54,10 +31,7 @@ export async function killProcessTrees(target: KillTarget, graceMs: number, emul
     signalAll(pgids, known, 'SIGTERM', linux);
     // While waiting, look only at the processes we know of (a few /proc reads, not a full scan every tick):
     // anything forked since is found by the fresh scans of the SIGKILL rounds below.
-    await waitUntil(() => {
-      endInits();
-      return !anyAlive(pgids, known, linux);
-    }, graceMs);
+    await waitUntil(() => !anyAlive(pgids, known, linux), graceMs);
   }
   let targets = known;
   for (let round = 0; round < SIGKILL_ROUNDS; round++) {
@@ -98,38 +72,6 @@ function signalAll(pgids: readonly number[], pids: readonly number[], signal: No
   }
   // Without /proc we cannot see escaped descendants ourselves; tree-kill lists them with ps / taskkill /T.
   if (!linux) for (const pgid of pgids) treeKill(pgid, signal, () => undefined);
-}
-
-/** SIGTERM (15) neither caught nor ignored, by /proc/<pid>/status (hex masks, bit n-1 for signal n). */
-export function diesOfSigterm(pid: number): boolean {
-  let status: string;
-  try {
-    status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-  } catch {
-    return false; // gone already
-  }
-  const mask = (name: string): bigint => BigInt(`0x${new RegExp(`^${name}:\\s*([0-9a-f]+)`, 'm').exec(status)?.[1] ?? '0'}`);
-  const term = 1n << 14n;
-  return ((mask('SigCgt') | mask('SigIgn')) & term) === 0n;
-}
-
-/** Whether the process has a child that is not a zombie (/proc/<pid>/task/<pid>/children). */
-function hasLiveChild(pid: number): boolean {
-  let children: string;
-  try {
-    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1');
-  } catch {
-    return false;
-  }
-  return children.split(' ').some((c) => c.trim() !== '' && !isGone(readProcStat(Number(c))));
-}
-
-function signalPid(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -187,19 +187,3 @@ export function processesOfRun(runId: string, pgids: Iterable<number>, known: It
   all.delete(process.pid);
   return [...all];
 }
-
-/**
- * True when the process is PID 1 of a PID namespace below this one (the last NSpid of /proc/<pid>/status is 1): the
- * kernel drops a signal sent to it from outside unless it has a handler (kill.ts gives it the SIGKILL its SIGTERM's
- * default action would have been).
- */
-export function isNamespaceInit(pid: number): boolean {
-  let status: string;
-  try {
-    status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-  } catch {
-    return false;
-  }
-  const ids = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/) ?? [];
-  return ids.length > 1 && ids[ids.length - 1] === '1';
-}

@@ -1,4 +1,4 @@
-import type { CallProcesses, LaunchedStage, Launcher } from './launch/contract';
+import type { CallProcesses, Launcher } from './launch/contract';
 import type { CallStages } from './stages';
 import type { Supervisor } from './supervise';
 import type { ExecOutcome, ExecResult, StageStatus } from './types';
@@ -13,13 +13,9 @@ const CLOSE_AFTER_EXIT_MS = 300;
 /** After the final SIGKILL, how long we wait for the pipes to close before abandoning them. */
 const CLOSE_AFTER_KILL_MS = 1000;
 
-/** Returns the stages whose SIGKILL stood in for a SIGTERM (reported as SIGTERM). */
-export async function reap(launcher: Launcher, stages: CallStages, runId: string, sup: Supervisor, graceMs: number): Promise<Set<LaunchedStage>> {
+export async function reap(launcher: Launcher, stages: CallStages, runId: string, sup: Supervisor, graceMs: number): Promise<void> {
   const call: CallProcesses = { stages: stages.list.map((s) => s.child), runId };
-  const stood = new Set<LaunchedStage>();
-  const stop = async (grace: number) => {
-    for (const s of await launcher.stop(call, grace)) stood.add(s);
-  };
+  const stop = (grace: number) => launcher.stop(call, grace);
   // Nothing to stop when no process of the call ever started (its first stage could not start).
   if (sup.killing && stages.started) await stop(sup.error !== undefined ? 0 : graceMs);
   else if (!sup.killing) launcher.sweep(call);
@@ -28,11 +24,10 @@ export async function reap(launcher: Launcher, stages: CallStages, runId: string
     await stop(0);
     if (!(await stages.allClosed(CLOSE_AFTER_KILL_MS))) stages.abandon();
   }
-  return stood;
 }
 
-export function buildResult(stages: CallStages, sup: Supervisor, stood: ReadonlySet<LaunchedStage>): Omit<ExecResult, 'queueMs'> {
-  const statuses: StageStatus[] = stages.list.map((s) => ({ exitCode: s.exitCode, signal: stood.has(s.child) && s.signal === 'SIGKILL' ? 'SIGTERM' : s.signal }));
+export function buildResult(stages: CallStages, sup: Supervisor): Omit<ExecResult, 'queueMs'> {
+  const statuses: StageStatus[] = stages.list.map((s) => ({ exitCode: s.exitCode, signal: s.signal }));
   const last = statuses[statuses.length - 1];
   const exitCode = last?.exitCode ?? null;
   let outcome: ExecOutcome;

@@ -27,8 +27,8 @@ describe('executor: nothing outlives a stopped call', () => {
     measured.timeoutToResponseMs = elapsed;
     measured.timeoutSurvivors = survivors(tag).length;
     expect(r.outcome).toBe('timeout');
-    // Ended by the SIGTERM: the shell itself, or (as PID 1 of its namespace under the fork server, where it outlives
-    // the signal it has no handler for until its children are gone) by reporting its child's SIGTERM as 143.
+    // Ended by the SIGTERM, reported as the signal; or as 143 under the exec chain, whose namespace's init (coreutils'
+    // timeout, which as PID 1 cannot die of a signal) reports its child's signal so.
     if (r.exitCode === null) expect(r.signal).toBe('SIGTERM');
     else expect(r.exitCode).toBe(143);
     // Not before the timeout; how soon after is a measured figure, not a threshold (the tree's sleep 300 would
@@ -37,9 +37,8 @@ describe('executor: nothing outlives a stopped call', () => {
     expect(survivors(tag)).toEqual([]);
   });
 
-  // A command alone, with no handler for SIGTERM: under the fork server it is PID 1 of its namespace, where the
-  // kernel drops the SIGTERM; the SIGKILL that stands in for it goes to the stage's own process (util-linux's
-  // unshare, whose death ends the namespace) and is reported as the SIGTERM it was.
+  // A command alone, with no handler for SIGTERM: no launcher makes it its namespace's PID 1, where the kernel would
+  // drop the SIGTERM and leave it running for the whole grace.
   it('reports the SIGTERM a stopped command died of (or 143, where its namespace\'s init reports it so)', async () => {
     const ex = createExecutor({ concurrency: 2 });
     const { tag, spec } = tagged([stage('sleep', '300')], { timeoutMs: 500 });

@@ -105,10 +105,9 @@ export interface Launcher {
   start(call: LaunchCall): Promise<LaunchedStage[]>;
   /**
    * Ends every process of the call: SIGTERM (or what the platform has), at most `graceMs` for it to act, then
-   * SIGKILL. Resolves once nothing of the call is left, with the stages whose SIGKILL stood in for the SIGTERM
-   * they would have died of (a namespace's init ignores it; reported as SIGTERM).
+   * SIGKILL. Resolves once nothing of the call is left.
    */
-  stop(call: CallProcesses, graceMs: number): Promise<ReadonlySet<LaunchedStage>>;
+  stop(call: CallProcesses, graceMs: number): Promise<void>;
   /** After every stage exited by itself: ends what may be left of the call (nothing, where a namespace took it). */
   sweep(call: CallProcesses): void;
 }

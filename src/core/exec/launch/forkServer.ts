@@ -3,9 +3,8 @@ import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
-import type { LaunchCall, LaunchedStage, Program } from './contract';
+import type { LaunchCall, LaunchedStage } from './contract';
 import type { Identity, LinuxTools } from './linuxChains';
-import { NO_CAPABILITIES } from './linuxChains';
 import { closeInheritedDescriptors } from './spawn';
 import SCRIPT from './forkServer.pl';
 
@@ -14,8 +13,11 @@ import SCRIPT from './forkServer.pl';
  * that the server, a Node process of tens of MB, forks nothing per command (what the minimal server pays for
  * Node's spawn, this pays for a fork of a ~1 MB process). It is PID 1 of a PID namespace of its own, made by
  * unshare, that dies with the server (parent-death signals on it and its parent, and the end of its orders); each
- * stage execs `ownNamespaces` (below): the command is PID 1 of a namespace of its own inside, with its own /proc
- * and no capability, and reaches neither this process, nor the server, nor another call (test/conformance).
+ * stage it forks makes PID, mount and (not as root) user namespaces of its own with their own /proc, whose PID 1 is
+ * a fork of the fork server holding the capabilities the command lacks; the command, forked by it, has none, and
+ * reaches neither this process, nor the server, nor another call (test/conformance). No exec but the command's:
+ * what unshare and setpriv would cost in execs per stage (the most expensive step of a start), it does by system
+ * calls.
  *
  * The fork server makes the pipes; the server opens its ends through /proc/<fork server>/fd/N (it owns the fork
  * server's user namespace, so the kernel lets it) and then tells it to close its copies. What the server checked
@@ -40,23 +42,14 @@ export function findPerl(): string | undefined {
 /** This machine's open() flags, which Perl's own would cost a module: O_WRONLY, O_APPEND, O_NOFOLLOW, O_NONBLOCK. */
 const FLAGS = [fs.constants.O_WRONLY, fs.constants.O_APPEND, fs.constants.O_NOFOLLOW, fs.constants.O_NONBLOCK].join(',');
 
-/** How the fork server starts: dying with the server, PID 1 of its namespace; not as root, root of a user namespace. */
+/**
+ * How the fork server starts: dying with the server, PID 1 of its namespace; not as root, root of a user namespace
+ * (and each stage's user namespace maps the server's own uid and gid only: forkServer.pl).
+ */
 export function forkServerArgv(perl: string, tools: LinuxTools, who: Identity, trial = false): string[] {
   const user = who.root ? [] : ['--user', '--map-root-user'];
-  return [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', perl, '-e', SCRIPT, '--', FLAGS, ...(trial ? ['--trial'] : [])];
-}
-
-/**
- * What the fork server execs for a stage: unshare puts it in PID and mount namespaces of its own with that
- * namespace's /proc; the command is their PID 1. As root, setpriv leaves it no capability; otherwise a user
- * namespace maps only the server's own uid and gid (the fork server is root of its own), and the exec of that
- * non-root uid leaves it none. unshare itself is not a namespace's init, so a signal the command dies of comes back
- * as that signal.
- */
-export function ownNamespaces(program: Program, tools: LinuxTools, who: Identity): string[] {
-  const user = who.root ? [] : ['--user', `--map-user=${who.uid}`, `--map-group=${who.gid}`];
-  const drop = who.root ? [tools.setpriv, ...NO_CAPABILITIES, '--'] : [];
-  return [tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--mount-proc', '--', ...drop, program.file, ...program.args];
+  const ids = who.root ? 'root' : `${who.uid}:${who.gid}`;
+  return [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', perl, '-e', SCRIPT, '--', FLAGS, ids, ...(trial ? ['--trial'] : [])];
 }
 
 /** One frame of the protocol: "<length>\n" and the fields joined by NUL. */
@@ -138,7 +131,7 @@ class ForkServer {
 
   constructor(argv: readonly string[]) {
     closeInheritedDescriptors();
-    this.proc = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', PERLIO: ':unix' } });
+    this.proc = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
     this.proc.unref();
     (this.proc.stderr as net.Socket).unref();
     this.proc.stdin!.on('error', () => undefined); // a fork server that died says so by 'close'
@@ -290,7 +283,7 @@ export function forkServerTrialSync(serverArgv: readonly string[], stageArgv: re
   } finally {
     fs.closeSync(root);
   }
-  const r = spawnSync(serverArgv[0]!, serverArgv.slice(1), { input: order, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: '/usr/bin:/bin', PERLIO: ':unix' } });
+  const r = spawnSync(serverArgv[0]!, serverArgv.slice(1), { input: order, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
   const status = /^X 1 0 (\d+)$/m.exec(r.stdout ?? '')?.[1];
   return status === undefined ? undefined : Number(status) >> 8;
 }

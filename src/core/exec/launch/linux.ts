@@ -6,7 +6,7 @@ import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage,
 import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
 import { stopGroups, sweepGroups } from './posix';
 import { startError } from './preflight';
-import { findPerl, forkServerArgv, forkServerTrialSync, ownNamespaces, startForked } from './forkServer';
+import { findPerl, forkServerArgv, forkServerTrialSync, startForked } from './forkServer';
 import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
 
 /**
@@ -57,7 +57,9 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
         return { file: argv[0]!, args: argv.slice(1), launcher: 'bwrap', program };
       }
       if (c.kind === 'plain') return { ...program, launcher: 'plain', program };
-      const argv = c.kind === 'fork-server' ? ownNamespaces(program, c.tools, who) : namespacesChain(program, c.tools, who);
+      // The fork server makes the stage's namespaces itself (forkServer.pl): its stage is the command's own argv.
+      if (c.kind === 'fork-server') return { ...program, launcher: 'fork-server', program };
+      const argv = namespacesChain(program, c.tools, who);
       return { file: argv[0]!, args: argv.slice(1), launcher: c.kind, program };
     },
     async start(call: LaunchCall): Promise<LaunchedStage[]> {
@@ -95,10 +97,8 @@ const plainBecause = (why: string): LinuxContainment => ({
   limitation: `Commands are NOT contained: ${why}. A process that starts its own session can outlive its call or a SIGKILL of the server, and a command can see (and, as the same user, signal and trace) the server's processes. Install util-linux, or run the server where PID namespaces can be made (root, or unprivileged user namespaces allowed).`,
 });
 
-/** The trial of the exec chain: `sh` exits 3 only as PID 2 of a new PID namespace (PID 1 its init). */
+/** The trial of both ways: `sh` exits 3 only as PID 2 of a new PID namespace (PID 1 its init). */
 const TRIAL: Program = { file: '/bin/sh', args: ['-c', 'exit $(($$ + 1))'] };
-/** The trial of the fork server's stage: 3 only as PID 1 of a new PID namespace. */
-const TRIAL_PID1: Program = { file: '/bin/sh', args: ['-c', 'exit $(($$ + 2))'] };
 
 let probed: LinuxContainment | undefined;
 
@@ -117,7 +117,7 @@ export function probeLinuxContainment(who: Identity = currentIdentity()): LinuxC
 
 /** The fork server's own trial, blocking: a stage it forks runs as PID 1 of a namespace of its own. */
 export function forkServerWorks(perl: string, tools: LinuxTools, who: Identity = currentIdentity()): boolean {
-  return forkServerTrialSync(forkServerArgv(perl, tools, who, true), ownNamespaces(TRIAL_PID1, tools, who)) === 3;
+  return forkServerTrialSync(forkServerArgv(perl, tools, who, true), [TRIAL.file, ...TRIAL.args]) === 3;
 }
 
 /** The exec chain's own trial, blocking: the command runs as PID 2 of a namespace of its own. */
@@ -143,9 +143,8 @@ async function forkedTrial(perl: string, tools: LinuxTools, who: Identity): Prom
   let root: number | undefined;
   try {
     root = fs.openSync('/', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    const argv = ownNamespaces(TRIAL_PID1, tools, who);
     const [stage] = await startForked(() => forkServerArgv(perl, tools, who), {
-      stages: [{ file: argv[0]!, args: argv.slice(1) }],
+      stages: [TRIAL],
       env: { PATH: '/usr/bin:/bin' },
       cwd: { real: '/', path: '/', fd: root },
       stdin: 'ignore',

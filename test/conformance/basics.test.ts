@@ -70,6 +70,22 @@ for (const p of PATHS) {
       expect(r.stdout.length).toBe(64 * 1024);
     });
 
+    // Real pipes between stages wherever the fork server runs (it makes them for the stages Node spawns too): Node's own
+    // are socket pairs, whose writer gets ECONNRESET ("Connection reset by peer") when its reader ends early.
+    if (p.name === 'fork-server' || p.name === 'bwrap') it('lets a pipeline\'s writer die of SIGPIPE when its reader ends early (yes | head -n 1), as in a shell', async () => {
+      const r = await ex.run({
+        stages: [way.prepare({ file: '/usr/bin/yes', args: [] }, ws.root), way.prepare({ file: '/usr/bin/head', args: ['-n', '1'] }, ws.root)],
+        launcher: way.launcher,
+        cwd: ws.root,
+        env: { PATH: '/usr/bin:/bin' },
+        timeoutMs: 20_000,
+        outputLimitBytes: 1 << 20,
+      });
+      expect([r.outcome, r.stdout, r.stderr]).toEqual(['ok', 'y\n', '']);
+      // 141 where the namespace's init (coreutils' timeout, in the sandbox) reports its child's signal so.
+      expect(r.stages[0]?.signal === 'SIGPIPE' || r.stages[0]?.exitCode === 141, JSON.stringify(r.stages)).toBe(true);
+    });
+
     it('runs in the workspace folder that was checked', async () => {
       const r = await run(['/bin/pwd', '-P']);
       expect(r.stdout).toBe(`${ws.root}\n`);

@@ -12,11 +12,14 @@
 #   S id cwd cwd-dev:ino stdin(null|pipe) stdout(pipe|path) stdout-dev:ino|- append(0|1) nenv env... nstages
 #     (nargs args...)...        start a call; each stage's argv is the command's own
 #   A id                        the server opened its ends of the call's pipes: close ours
+#   M id n                      make n pipes for a call whose stages the server spawns itself (Node's own "pipes"
+#                               are socket pairs: a reader that ends early would reset the writer, not SIGPIPE it)
 # Replies on fd 1, lines:
 #   READY <pid on the host>     the server opens its pipe ends through /proc/<that pid>/fd
 #   S id pid,... in out err,... started: each stage's pid on the host (its process group), and this process's
 #                               descriptors of the server's pipe ends ('-' for none)
 #   F id <why>                  nothing of the call runs
+#   M id r,w r,w...             the pipes made, by this process's descriptors (kept until "A")
 #   X id stage <wait status>    a stage ended (its command's own status: exit code or signal)
 use strict;
 
@@ -273,6 +276,13 @@ sub order {
   my @f = split /\0/, $_[0], -1;
   my $verb = shift @f;
   if ($verb eq 'A') { delete $held{$_} for @f; return }
+  if ($verb eq 'M') {
+    my ($id, $n) = @f;
+    my @ends;
+    for (1 .. $n) { pipe(my $r, my $w) or return out("F $id pipe $!\n"); push @ends, $r, $w }
+    $held{$id} = \@ends;
+    return out("M $id " . join(' ', map { fileno($ends[2 * $_]) . ',' . fileno($ends[2 * $_ + 1]) } 0 .. $n - 1) . "\n");
+  }
   my ($id, $cwd, $cwd_id, $stdin, $stdout, $out_id, $append, $nenv) = splice(@f, 0, 8);
   my %env = map { split /=/, $_, 2 } splice(@f, 0, $nenv);
   my @stages;

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import type { LaunchCall, LaunchedStage } from './contract';
 import type { Identity, LinuxTools } from './linuxChains';
-import { closeInheritedDescriptors } from './spawn';
+import { closeInheritedDescriptors, type Pipe } from './spawn';
 import SCRIPT from './forkServer.pl';
 
 /**
@@ -121,6 +121,7 @@ interface Pending {
 class ForkServer {
   private readonly proc: ChildProcess;
   private readonly pending = new Map<string, Pending>();
+  private readonly pipeRequests = new Map<string, { resolve(ends: Pipe[]): void; reject(e: Error): void }>();
   private readonly live = new Map<string, ForkedStage[]>();
   private nextId = 1;
   private hostPid = 0;
@@ -165,7 +166,7 @@ class ForkServer {
   /** An idle fork server must not keep a finished process alive; one starting or running calls must. */
   private holdLoop(): void {
     const out = this.proc.stdout as net.Socket;
-    if (this.pending.size > 0 || this.live.size > 0 || this.hostPid === 0) out.ref();
+    if (this.pending.size > 0 || this.live.size > 0 || this.pipeRequests.size > 0 || this.hostPid === 0) out.ref();
     else out.unref();
   }
 
@@ -189,10 +190,47 @@ class ForkServer {
     });
   }
 
+  /** `n` real pipes (blocking descriptors of this process, the caller's to close), for stages spawned by Node. */
+  pipes(n: number): Promise<Pipe[]> {
+    if (this.gone) return Promise.reject(this.gone);
+    const id = String(this.nextId++);
+    return new Promise((resolve, reject) => {
+      this.pipeRequests.set(id, { resolve, reject });
+      this.proc.stdin!.write(frame(['M', id, String(n)]));
+      this.holdLoop();
+    });
+  }
+
+  private madePipes(id: string, ends: string[]): void {
+    const request = this.pipeRequests.get(id);
+    this.pipeRequests.delete(id);
+    const opened: number[] = [];
+    try {
+      const pipes = ends.map((pair) => {
+        const [r, w] = pair.split(',');
+        const read = fs.openSync(`/proc/${this.hostPid}/fd/${r}`, fs.constants.O_RDONLY);
+        opened.push(read);
+        const write = fs.openSync(`/proc/${this.hostPid}/fd/${w}`, fs.constants.O_WRONLY);
+        opened.push(write);
+        return { read, write };
+      });
+      request?.resolve(pipes);
+    } catch (e) {
+      for (const fd of opened) fs.closeSync(fd);
+      request?.reject(e as Error);
+    } finally {
+      this.proc.stdin!.write(frame(['A', id]));
+    }
+  }
+
   private onLine(line: string): void {
     const [kind, id, ...rest] = line.split(' ');
     if (kind === 'S') this.started(id!, rest);
-    else if (kind === 'F') {
+    else if (kind === 'M') this.madePipes(id!, rest);
+    else if (kind === 'F' && this.pipeRequests.has(id!)) {
+      this.pipeRequests.get(id!)!.reject(new Error(`the launcher's fork server made no pipe: ${rest.join(' ')}`));
+      this.pipeRequests.delete(id!);
+    } else if (kind === 'F') {
       const p = this.pending.get(id!);
       this.pending.delete(id!);
       const why = rest.join(' ');
@@ -254,6 +292,8 @@ class ForkServer {
     failed(error);
     for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
+    for (const p of this.pipeRequests.values()) p.reject(error);
+    this.pipeRequests.clear();
     // Its stages died with it (its namespace, and theirs inside it, ended): reported killed, and why.
     for (const stages of this.live.values()) for (const s of stages) s.ended(9, error);
     this.live.clear();
@@ -272,6 +312,18 @@ export async function startForked(argv: () => string[], call: LaunchCall): Promi
   const server = current;
   await server.ready;
   return server.start(call);
+}
+
+/**
+ * Real pipes for a call whose stages Node spawns (the sandbox, the exec chain): made by this process's fork server,
+ * starting it when needed. Node's own stdio "pipes" are socket pairs, where a reader that ends early makes its writer
+ * fail with ECONNRESET ("Connection reset by peer") instead of dying of SIGPIPE as in a shell.
+ */
+export async function forkServerPipes(argv: () => string[], n: number): Promise<Pipe[]> {
+  if (!current?.alive) current = new ForkServer(argv());
+  const server = current;
+  await server.ready;
+  return server.pipes(n);
 }
 
 /** The start-up probe's blocking trial: the fork server runs `program` (given its stage argv) once; its exit status. */

@@ -6,7 +6,7 @@ import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage,
 import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
 import { stopGroups, sweepGroups } from './posix';
 import { startError } from './preflight';
-import { findPerl, forkServerArgv, forkServerTrialSync, startForked } from './forkServer';
+import { findPerl, forkServerArgv, forkServerPipes, forkServerTrialSync, startForked } from './forkServer';
 import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
 
 /**
@@ -70,13 +70,24 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
           if (error) return [unstarted(error)];
         }
       }
-      const stages = way === 'fork-server' && c.kind === 'fork-server' ? await startForked(() => forkServerArgv(c.perl, c.tools, who), call) : spawnCall(call, way === 'plain');
+      const forkServer = c.kind === 'fork-server' ? () => forkServerArgv(c.perl, c.tools, who) : undefined;
+      const stages = way === 'fork-server' && forkServer ? await startForked(forkServer, call) : spawnCall(call, way === 'plain', await realPipes(forkServer, call));
       for (const s of stages) ways.set(s, way);
       return stages;
     },
     stop: (call, graceMs) => stopGroups(call, graceMs, namespaced(call)),
     sweep: (call) => sweepGroups(call, namespaced(call)),
   };
+}
+
+/**
+ * Stages Node spawns (the sandbox, the exec chain) are connected by real pipes where the fork server runs: Node's own
+ * are socket pairs, whose writer gets ECONNRESET when its reader ends early (`yes | head`), not SIGPIPE. Without the
+ * fork server (no perl), socket pairs.
+ */
+async function realPipes(forkServer: (() => string[]) | undefined, call: LaunchCall) {
+  if (!forkServer || call.stages.length < 2) return undefined;
+  return forkServerPipes(forkServer, call.stages.length - 1).catch(() => undefined);
 }
 
 /**

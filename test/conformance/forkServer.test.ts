@@ -1,6 +1,8 @@
+import * as fs from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { createExecutor } from '../../src/core/exec/executor';
 import { forkServerForTests } from '../../src/core/exec/launch/forkServer';
+import { descendantsOf } from '../../src/core/exec/processes';
 import { describeWith } from '../helpers/needs';
 import './modes/forkServer';
 import { sh, sleep, stage, survivors, tagged } from '../unit/exec/helpers';
@@ -50,6 +52,33 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
       await slow.shutdown();
     }
   });
+
+  it('keeps a spare stage process ready once a call has ended, even while another call (a background one) still runs', async () => {
+    // Each stage process, spare or running, has its namespace's init below it: a running call's and the spare's.
+    const inits = () => {
+      const server = forkServerForTests().pid;
+      if (!server) return 0;
+      return descendantsOf([server]).filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'guarded-shell-i';
+        } catch {
+          return false;
+        }
+      }).length;
+    };
+    const { tag, spec } = tagged([stage('sleep', '300')], { timeoutMs: 60_000 });
+    const ac = new AbortController();
+    const long = ex.run({ ...spec, signal: ac.signal });
+    try {
+      expect(await until(() => survivors(tag).length === 1, 40_000)).toBe(true);
+      expect((await ex.run(tagged([stage('echo', 'short')]).spec)).stdout).toBe('short\n');
+      // The long call's init and the next spare's.
+      expect(await until(() => inits() === 2, 40_000), `inits: ${inits()}`).toBe(true);
+    } finally {
+      ac.abort();
+      await long;
+    }
+  }, 90_000);
 
   it('ends a call whose fork server is killed with a clear error, leaves none of its processes, and starts a new one for the next call', async () => {
     const { tag, spec } = tagged([sh('sleep 300 & sleep 300')], { timeoutMs: 60_000 });

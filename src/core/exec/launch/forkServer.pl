@@ -66,8 +66,9 @@ sub reap {
     my $t = delete $stage_of{$pid} or next;
     out("X $t->[0] $t->[1] $st\n");
   }
-  # The next spare, made once its call has ended: made while the command runs, it would take the CPU from it.
-  make_spare() unless %stage_of;
+  # The next spare, made once a call has ended (made while that call's command runs, it would take the CPU from it;
+  # another call still running, a background one, must not keep every later call from having one).
+  make_spare();
 }
 
 sub check { $_[0] >= 0 or die "$_[1]: $!\n" }

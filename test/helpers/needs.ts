@@ -32,7 +32,7 @@ export function requires(...names: Capability[]): boolean {
   if (line) {
     beforeEach((ctx) => {
       if (strict()) throw new Error(line);
-      ctx.skip(line);
+      ctx.skip(line); // skipped: a capability this machine lacks (the line names it and how to install it)
     });
   }
   return !line;
@@ -56,7 +56,7 @@ export function skipWithout(ctx: TestContext, ...names: Capability[]): void {
   const line = missingLine(names);
   if (!line) return;
   if (strict()) throw new Error(line);
-  ctx.skip(line);
+  ctx.skip(line); // skipped: a capability this machine lacks (the line names it and how to install it)
 }
 
 declare module 'vitest' {

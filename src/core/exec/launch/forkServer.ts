@@ -14,7 +14,8 @@ import SCRIPT from './forkServer.pl';
  * Node's spawn, this pays for a fork of a ~1 MB process). It is PID 1 of a PID namespace of its own, made by
  * unshare, that dies with the server (parent-death signals on it and its parent, and the end of its orders); each
  * stage it forks makes PID, mount and (not as root) user namespaces of its own with their own /proc, whose PID 1 is
- * a fork of the fork server holding the capabilities the command lacks; the command, forked by it, has none, and
+ * a fork of the fork server holding the capabilities the command lacks; the command, the stage's next fork (PID 2),
+ * has none, and
  * reaches neither this process, nor the server, nor another call (test/conformance). No exec but the command's:
  * what unshare and setpriv would cost in execs per stage (the most expensive step of a start), it does by system
  * calls.
@@ -208,9 +209,9 @@ class ForkServer {
     try {
       const pipes = ends.map((pair) => {
         const [r, w] = pair.split(',');
-        const read = fs.openSync(`/proc/${this.hostPid}/fd/${r}`, fs.constants.O_RDONLY);
+        const read = this.openTheirs(r!, fs.constants.O_RDONLY);
         opened.push(read);
-        const write = fs.openSync(`/proc/${this.hostPid}/fd/${w}`, fs.constants.O_WRONLY);
+        const write = this.openTheirs(w!, fs.constants.O_WRONLY);
         opened.push(write);
         return { read, write };
       });
@@ -242,9 +243,14 @@ class ForkServer {
     }
   }
 
+  /** A pipe end the fork server made, opened here by its descriptor number there. */
+  private openTheirs(n: string, flags: number): number {
+    return fs.openSync(`/proc/${this.hostPid}/fd/${n}`, flags);
+  }
+
   /** The server's end of a pipe the fork server made, by its descriptor number there (non-blocking). */
   private openEnd(n: string, write: boolean): net.Socket {
-    const fd = fs.openSync(`/proc/${this.hostPid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
+    const fd = this.openTheirs(n, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
     return new net.Socket({ fd, readable: !write, writable: write });
   }
 
@@ -306,12 +312,17 @@ class ForkServer {
 
 let current: ForkServer | undefined;
 
-/** Starts a call's stages through this process's fork server, starting (or restarting) it when needed. */
-export async function startForked(argv: () => string[], call: LaunchCall): Promise<LaunchedStage[]> {
+/** This process's fork server, started (or restarted) when needed, once it is ready. */
+async function forkServer(argv: () => string[]): Promise<ForkServer> {
   if (!current?.alive) current = new ForkServer(argv());
   const server = current;
   await server.ready;
-  return server.start(call);
+  return server;
+}
+
+/** Starts a call's stages through this process's fork server. */
+export async function startForked(argv: () => string[], call: LaunchCall): Promise<LaunchedStage[]> {
+  return (await forkServer(argv)).start(call);
 }
 
 /**
@@ -320,10 +331,7 @@ export async function startForked(argv: () => string[], call: LaunchCall): Promi
  * fail with ECONNRESET ("Connection reset by peer") instead of dying of SIGPIPE as in a shell.
  */
 export async function forkServerPipes(argv: () => string[], n: number): Promise<Pipe[]> {
-  if (!current?.alive) current = new ForkServer(argv());
-  const server = current;
-  await server.ready;
-  return server.pipes(n);
+  return (await forkServer(argv)).pipes(n);
 }
 
 /** The start-up probe's blocking trial: the fork server runs `program` (given its stage argv) once; its exit status. */

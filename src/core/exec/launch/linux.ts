@@ -126,7 +126,7 @@ export function probeLinuxContainment(who: Identity = currentIdentity()): LinuxC
   return (probed = namespacesWork(tools, who) ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)'));
 }
 
-/** The fork server's own trial, blocking: a stage it forks runs as PID 1 of a namespace of its own. */
+/** The fork server's own trial, blocking: a stage it forks runs as PID 2 of a namespace of its own. */
 export function forkServerWorks(perl: string, tools: LinuxTools, who: Identity = currentIdentity()): boolean {
   return forkServerTrialSync(forkServerArgv(perl, tools, who, true), [TRIAL.file, ...TRIAL.args]) === 3;
 }

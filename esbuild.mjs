@@ -5,6 +5,7 @@
 //   --metafile    writes esbuild's metafile per bundle to .bench/meta/ (the bench lists what each bundle holds)
 import * as esbuild from 'esbuild';
 import { trimPlugins } from './scripts/bundle/plugins.mjs';
+import { besideTheBundle, buildLauncher } from './scripts/launcher.mjs';
 
 const quiet = process.argv.includes('--quiet');
 const watch = process.argv.includes('--watch');
@@ -15,7 +16,8 @@ const fs = await import('node:fs');
 const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
 
 const common = {
-  define: { GUARDED_SHELL_VERSION: JSON.stringify(pkg.version) },
+  // The bundles find the launcher's fork server beside themselves (scripts/launcher.mjs).
+  define: { GUARDED_SHELL_VERSION: JSON.stringify(pkg.version), ...besideTheBundle },
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -26,7 +28,7 @@ const common = {
   legalComments: 'none',
   plugins: trimPlugins,
   metafile,
-  // The launcher's fork server, in Perl (src/core/exec/launch/forkServer.pl), goes into the bundle as a string.
+  // The sandbox's network bridge, in Perl (src/core/network/bridge.pl), goes into the bundle as a string.
   loader: { '.pl': 'text' },
 };
 
@@ -39,6 +41,9 @@ const entries = [
   { entryPoints: ['src/server/ipcMain.ts'], outfile: 'dist/server-main.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
 ];
+
+// The launcher's fork server, compiled from C into dist/ (or one line saying why not).
+buildLauncher({ quiet });
 
 const present = entries.filter((e) => fs.existsSync(e.entryPoints[0]));
 

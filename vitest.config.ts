@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
 import { ALL_FILES, LONG_FILES } from './test/suites';
 import { perlAsText } from './test/helpers/perlAsText';
+import { inTheCheckout } from './scripts/launcher.mjs';
 
 /** `npm test`: every unit, integration, webview and packaging test but the long ones (test/suites.ts: `npm run test:long`). */
 export default defineConfig({
   plugins: [perlAsText],
+  // The launcher's fork server, built into dist/ by the global setup (scripts/launcher.mjs).
+  define: inTheCheckout,
   test: {
     include: ALL_FILES,
     exclude: [...LONG_FILES, '**/node_modules/**'],

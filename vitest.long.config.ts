@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { LONG_FILES } from './test/suites';
 import { perlAsText } from './test/helpers/perlAsText';
+import { inTheCheckout } from './scripts/launcher.mjs';
 
 /**
  * `npm run test:long`: the files that measure real processes under pressure, drive a real browser, or run vitest
@@ -9,6 +10,8 @@ import { perlAsText } from './test/helpers/perlAsText';
  */
 export default defineConfig({
   plugins: [perlAsText],
+  // The launcher's fork server, built into dist/ by the global setup (scripts/launcher.mjs).
+  define: inTheCheckout,
   test: {
     include: [...LONG_FILES],
     globalSetup: ['test/helpers/globalSetup.ts'],

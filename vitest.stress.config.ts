@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { perlAsText } from './test/helpers/perlAsText';
+import { inTheCheckout } from './scripts/launcher.mjs';
 
 /**
  * The reliability suite (`npm run test:stress`): load, faults, bad input, fuzz against the real server process.
@@ -8,6 +9,8 @@ import { perlAsText } from './test/helpers/perlAsText';
  */
 export default defineConfig({
   plugins: [perlAsText],
+  // The launcher's fork server, built into dist/ by the global setup (scripts/launcher.mjs).
+  define: inTheCheckout,
   test: {
     include: ['test/stress/**/*.test.ts'],
     testTimeout: 180_000,

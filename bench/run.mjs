@@ -3,6 +3,7 @@
 // The bundle goes to .bench/build/ (gitignored): two levels below the repository root, exactly like
 // test/helpers/, so the helpers' `path.resolve(__dirname, '..', '..')` still finds the repository.
 import * as esbuild from 'esbuild';
+import { inTheCheckout } from '../scripts/launcher.mjs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 import { trimPlugins } from '../scripts/bundle/plugins.mjs';
@@ -20,6 +21,7 @@ await esbuild.build({
   sourcemap: 'inline',
   logLevel: 'warning',
   loader: { '.pl': 'text' },
+  define: inTheCheckout, // the launcher's fork server: the checkout's dist/ (scripts/launcher.mjs)
 });
 // The minimal-server baseline (bench/minimalServer.ts), bundled with its dependencies exactly the way
 // `esbuild.mjs --production` bundles the shipped dist/cli.js (minified, the same trims), so start-up and memory

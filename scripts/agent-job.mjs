@@ -4,6 +4,7 @@
 // way bench/run.mjs does, into .bench/build/ (two levels below the root, like test/helpers/, so the helpers find
 // dist/). Needs `npm run build` first: it drives the real dist/cli.js and dist/server.js.
 import * as esbuild from 'esbuild';
+import { inTheCheckout } from './launcher.mjs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -20,6 +21,7 @@ await esbuild.build({
   sourcemap: 'inline',
   logLevel: 'warning',
   loader: { '.pl': 'text' },
+  define: inTheCheckout, // the launcher's fork server: the checkout's dist/ (scripts/launcher.mjs)
 });
 const mod = await import(pathToFileURL(outfile).href);
 try {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createExecutor } from '../../src/core/exec/executor';
 import type { Launcher } from '../../src/core/exec/launch/contract';
-import { findPerl } from '../../src/core/exec/launch/forkServer';
+import { findForkServer } from '../../src/core/exec/launch/forkServer';
 import { plainLinuxLauncher } from '../../src/core/exec/launch';
 import { createLinuxLauncher, forkServerWorks, namespacesWork } from '../../src/core/exec/launch/linux';
 import { findLinuxTools } from '../../src/core/exec/launch/linuxChains';
@@ -27,9 +27,9 @@ export async function launchers(calls: number): Promise<SectionResult> {
   const ctx: SandboxContext = { root: base, cwd: base, mode: 'auto', network: 'deny', home: path.join(base, 'home') };
   const ways: Array<{ name: string; launcher: Launcher; sandbox?: SandboxContext; why?: string }> = [];
   const tools = findLinuxTools();
-  const perl = findPerl();
+  const binary = findForkServer();
   ways.push({ name: 'plain (not contained)', launcher: plainLinuxLauncher() });
-  if (tools && perl && forkServerWorks(perl, tools)) ways.push({ name: 'fork server', launcher: createLinuxLauncher({ containment: { kind: 'fork-server', tools, perl } }) });
+  if (tools && binary && forkServerWorks(binary, tools)) ways.push({ name: 'fork server', launcher: createLinuxLauncher({ containment: { kind: 'fork-server', tools, binary } }) });
   if (tools && namespacesWork(tools)) ways.push({ name: 'exec chain', launcher: createLinuxLauncher({ containment: { kind: 'namespaces', tools } }) });
   const sandbox = process.platform === 'linux' ? sandboxFromProbe(await probeIsolation('linux')) : null;
   if (sandbox && tools) ways.push({ name: 'bubblewrap sandbox', launcher: createLinuxLauncher({ containment: { kind: 'namespaces', tools }, sandbox }), sandbox: ctx });
@@ -63,7 +63,7 @@ export async function launchers(calls: number): Promise<SectionResult> {
       rows,
       data: { calls, spawn, contained: baseline, ways: Object.fromEntries(ways.map((w, i) => [w.name, summarize(wayT[i]!)])) },
       notes: [
-        `${calls} rounds after ${Math.min(20, calls)} warm-up rounds, in rotating order; the executor's own supervision is in every row but the bare spawn. The fork server is what the server uses without a sandbox where perl runs; the exec chain where it does not; bubblewrap with the sandbox (src/core/exec/launch, docs/isolation.md).`,
+        `${calls} rounds after ${Math.min(20, calls)} warm-up rounds, in rotating order; the executor's own supervision is in every row but the bare spawn. The fork server (C, built into dist/) is what the server uses without a sandbox where the build made it; the exec chain where it did not; bubblewrap with the sandbox (src/core/exec/launch, docs/isolation.md).`,
         `Load average ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')} at the end.`,
       ],
     };

@@ -92,7 +92,7 @@ function pssKb(pid: number): number {
 
 /**
  * A server's memory with the helper processes it keeps between calls (the launcher's fork server: unshare's parent
- * process and the Perl process; the minimal server keeps none): its own RSS plus their PSS — what they add, their
+ * process and the C process; the minimal server keeps none): its own RSS plus their PSS — what they add, their
  * shared pages counted once.
  */
 const serverMemKb = (pid: number): number => rssKb(pid) + descendantsOf([pid]).reduce((sum, p) => sum + pssKb(p), 0);

@@ -2,7 +2,7 @@ import { sandboxPath, sandboxPaths } from '../core/paths/guard';
 import type { IsolationState } from '../core/isolationState';
 import { isolationState, probeIsolation, selectSandbox, type IsolationProbe } from '../core/isolation';
 import { probeContainment } from '../core/exec/launch';
-import { findPerl } from '../core/exec/launch/forkServer';
+import { findPerl } from '../core/network/perl';
 import { NETWORK_TABLE, type Network } from '../core/modes';
 import { isolationOutcomeOf } from '../core/isolationState';
 import type { Policy } from '../core/policy';

@@ -8,6 +8,7 @@ import { killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs
 import { describeWith } from '../helpers/needs';
 import { findings, report, type ReachRun } from './findings';
 import { FIXTURES, makeWorkspace, PYTHON, type PathName, type Workspace } from './paths';
+import { inTheCheckout } from '../../scripts/launcher.mjs';
 
 /**
  * The conformance suite's container cases, for every Linux launcher path (contract.ts), as root and as a normal
@@ -23,7 +24,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-conformance-harness-'));
   fs.chmodSync(dir, 0o755);
   harness = path.join(dir, 'harness.cjs');
-  await build({ entryPoints: [path.join(__dirname, 'harness.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: harness, logLevel: 'error', loader: { '.pl': 'text' } });
+  await build({ entryPoints: [path.join(__dirname, 'harness.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: harness, logLevel: 'error', loader: { '.pl': 'text' }, define: inTheCheckout });
   fs.chmodSync(harness, 0o644);
   ws = makeWorkspace();
   // The fixture programs in the workspace, where every user can read them and every sandbox sees them: a checkout

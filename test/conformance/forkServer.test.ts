@@ -1,7 +1,12 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { createExecutor } from '../../src/core/exec/executor';
-import { forkServerForTests } from '../../src/core/exec/launch/forkServer';
+import { findForkServer, forkServerForTests } from '../../src/core/exec/launch/forkServer';
+import { createLinuxLauncher } from '../../src/core/exec/launch/linux';
+import { findLinuxTools } from '../../src/core/exec/launch/linuxChains';
+import { O_PATH } from '../../src/core/paths/fdpath';
 import { descendantsOf } from '../../src/core/exec/processes';
 import { describeWith } from '../helpers/needs';
 import './modes/forkServer';
@@ -97,6 +102,36 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     expect((await ex.run(tagged([stage('echo', 'again')]).spec)).stdout).toBe('again\n');
     expect(forkServerForTests().pid).not.toBe(first);
   }, 90_000);
+
+  it('writes a pipeline\'s output to the checked file (appending when told), and refuses a file swapped for another after the check', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-fork-server-out-')));
+    const file = path.join(dir, 'out.txt');
+    const folder = fs.openSync(dir, O_PATH | fs.constants.O_DIRECTORY);
+    try {
+      fs.writeFileSync(file, 'old\n');
+      const r = await ex.run({ ...tagged([stage('echo', 'one'), stage('cat')]).spec, cwd: dir, stdoutFile: { path: file, append: true } });
+      expect([r.outcome, fs.readFileSync(file, 'utf8')]).toEqual(['ok', 'old\none\n']);
+      // The server checked and holds this file; then another takes its name. The fork server opens the name again,
+      // finds another file and refuses: nothing runs, neither file is written.
+      const held = fs.openSync(file, 'a');
+      fs.renameSync(file, `${file}.checked`);
+      fs.writeFileSync(file, '');
+      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', tools: findLinuxTools()!, binary: findForkServer()! } });
+      const started = launcher.start({
+        stages: [launcher.prepare({ file: '/bin/echo', args: ['swapped'] }), launcher.prepare({ file: '/bin/cat', args: [] })],
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: { real: dir, path: dir, fd: folder },
+        stdin: 'ignore',
+        stdout: { fd: held, path: file, append: true },
+      });
+      await expect(started).rejects.toThrow(/out\.txt is not the one that was checked/);
+      fs.closeSync(held);
+      expect([fs.readFileSync(`${file}.checked`, 'utf8'), fs.readFileSync(file, 'utf8')]).toEqual(['old\none\n', '']);
+    } finally {
+      fs.closeSync(folder);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('refuses an argument with a NUL byte before anything starts (it would shift every later field)', async () => {
     const r = await ex.run(tagged([sh('echo a\0b'), stage('cat')]).spec);

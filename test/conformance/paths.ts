@@ -5,7 +5,7 @@ import type { Launcher, Program } from '../../src/core/exec/launch/contract';
 import { plainLinuxLauncher } from '../../src/core/exec/launch';
 import { createLinuxLauncher, probeLinuxContainment } from '../../src/core/exec/launch/linux';
 import { findLinuxTools, NO_CAPABILITIES } from '../../src/core/exec/launch/linuxChains';
-import { findPerl } from '../../src/core/exec/launch/forkServer';
+import { findForkServer } from '../../src/core/exec/launch/forkServer';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { sandboxFromProbe } from '../../src/core/isolation/select';
 import type { SandboxContext } from '../../src/core/isolation/types';
@@ -44,9 +44,9 @@ export async function conformancePath(name: PathName, ws: Workspace): Promise<Co
   switch (name) {
     case 'fork-server': {
       const tools = findLinuxTools();
-      const perl = findPerl();
-      if (!tools || !perl) throw new Error('no fork server here (perl, util-linux)');
-      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', tools, perl } });
+      const binary = findForkServer();
+      if (!tools || !binary) throw new Error('no fork server here (its binary in dist/, util-linux)');
+      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', tools, binary } });
       return { name, launcher, prepare: (p) => launcher.prepare(p) };
     }
     case 'namespaces':

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { probeIsolation } from '../../src/core/isolation/probe';
 import { probeOverlay } from '../../src/core/effects/overlay';
 import { forkServerWorks, namespacesWork } from '../../src/core/exec/launch/linux';
-import { findPerl } from '../../src/core/exec/launch/forkServer';
+import { findForkServer } from '../../src/core/exec/launch/forkServer';
 import { findLinuxTools } from '../../src/core/exec/launch/linuxChains';
 import { findNode22, installedVsce, wantedVsce } from '../../scripts/lib/packager.mjs';
 
@@ -49,7 +49,7 @@ export const INSTALL: Record<Capability, { readonly needed: string; readonly ins
   bsdtar: { needed: 'the tar rules checked against the real bsdtar', install: 'apt-get install libarchive-tools' },
   git: { needed: 'the git rules checked against the real git', install: 'apt-get install git' },
   namespaces: { needed: 'the conformance suite of the namespace launcher (each command in PID, mount and user namespaces of its own)', install: 'apt-get install util-linux coreutils (Linux; root, or a kernel that allows unprivileged user namespaces)' },
-  'fork-server': { needed: 'the conformance suite of the launcher\'s fork server (each command forked by a small Perl process into namespaces of its own)', install: 'apt-get install perl util-linux (perl for its syscall.ph; Linux; root, or a kernel that allows unprivileged user namespaces)' },
+  'fork-server': { needed: 'the conformance suite of the launcher\'s fork server (each command forked by a small C process into namespaces of its own)', install: 'apt-get install gcc libc6-dev util-linux, then build (npm run build puts it in dist/; Linux; root, or a kernel that allows unprivileged user namespaces)' },
   python3: { needed: 'the race tests (their attacker swaps names with renameat2 through python3 ctypes)', install: 'apt-get install python3' },
   'rule-programs': { needed: 'the argument rules proven against the real programs', install: `apt-get install ${[...new Set(RULE_PROGRAM_PACKAGES.values())].join(' ')}` },
   'hint-programs': { needed: "the sandbox hints checked against the real programs' messages", install: 'apt-get install make curl wget' },
@@ -151,13 +151,13 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
       if (!tools) return { available: false, reason: 'unshare and setpriv (util-linux) or timeout (coreutils) are not in /usr/bin or /bin' };
       return namespacesWork(tools) ? { available: true, path: tools.unshare } : { available: false, reason: 'the trial run of unshare failed: no PID namespace can be made here' };
     },
-    // The fork server's own trial: perl forks a stage into namespaces of its own.
+    // The fork server's own trial: the built binary forks a stage into namespaces of its own.
     'fork-server': () => {
       if (process.platform !== 'linux') return { available: false, reason: `PID namespaces are Linux only (this is ${process.platform})` };
       const tools = findLinuxTools();
-      const perl = findPerl();
-      if (!tools || !perl) return { available: false, reason: !perl ? 'no perl in /usr/bin, /bin or /usr/local/bin' : 'unshare and setpriv (util-linux) or timeout (coreutils) are missing' };
-      return forkServerWorks(perl, tools) ? { available: true, path: perl } : { available: false, reason: `${perl} cannot fork a stage into namespaces of its own here` };
+      const binary = findForkServer();
+      if (!tools || !binary) return { available: false, reason: !binary ? 'the build made no fork server (dist/guarded-shell-launcher: no C compiler)' : 'unshare and setpriv (util-linux) or timeout (coreutils) are missing' };
+      return forkServerWorks(binary, tools) ? { available: true, path: binary } : { available: false, reason: `${binary} cannot fork a stage into namespaces of its own here` };
     },
     'http-clients': () => {
       for (const n of ['curl', 'wget']) {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { setup as build } from './build';
 import { CAPABILITIES, probeCapabilities, strict, summaryLine, type CapabilityMap } from './capabilities';
+import { LAUNCHER_PATH } from '../../scripts/launcher.mjs';
 
 /**
  * Once per run, before any test file: build dist/ (the integration tests start the real dist/cli.js and
@@ -20,6 +21,8 @@ export async function setup(project: TestProject): Promise<void> {
   stateHome = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-test-state-'));
   process.env.XDG_STATE_HOME = stateHome;
   build();
+  // The config's `define` (where the fork server is) reaches the test files, not this file: the probes need it too.
+  Object.assign(globalThis, { GUARDED_SHELL_LAUNCHER: LAUNCHER_PATH });
   probed = await probeCapabilities();
   project.provide('capabilities', probed);
 }

@@ -1,6 +1,6 @@
 import type { Plugin } from 'vite';
 
-/** Imports of `*.pl` (the launcher's fork server) as text, as esbuild's `text` loader bundles them. */
+/** Imports of `*.pl` (the sandbox's network bridge) as text, as esbuild's `text` loader bundles them. */
 export const perlAsText: Plugin = {
   name: 'perl-as-text',
   transform(code, id) {

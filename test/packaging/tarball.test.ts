@@ -74,7 +74,9 @@ describe('npm pack', () => {
     const docs = fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
     // media/: the standalone approval page's scripts and styles (--approver web), served next to dist/cli.js.
     const media = ['approval.css', 'approval.js', 'history.css', 'history.js', 'webHost.css', 'webHost.js'].map((f) => `media/${f}`);
-    expect(names).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist/cli.js', 'dist/cli-main.js', ...docs, ...media, 'package.json'].sort());
+    // The launcher's fork server, where prepack's build could compile it (scripts/launcher.mjs: Linux, a C compiler).
+    const launcher = fs.existsSync(path.join(tmp, 'clone', 'dist', 'guarded-shell-launcher')) ? ['dist/guarded-shell-launcher'] : [];
+    expect(names).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist/cli.js', 'dist/cli-main.js', ...launcher, ...docs, ...media, 'package.json'].sort());
     expect(fs.existsSync(tarball)).toBe(true);
   });
 

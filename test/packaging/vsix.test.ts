@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWith } from '../helpers/needs';
+import { describeWith, skipWithout } from '../helpers/needs';
 import { relativeLinks } from './markdown';
 import { zipEntries, type ZipEntry } from './zip';
 
@@ -40,6 +40,14 @@ describeWith('vsce')('the packaged .vsix', () => {
   it('holds the README, the bundles and the pages and image the README shows, and no sources or maps', () => {
     for (const f of ['readme.md', 'package.json', 'dist/extension.js', 'dist/server.js', 'dist/server-main.js', 'docs/approval-panel.png', 'docs/cli.md']) expect(entries).toContain(f);
     expect([...entries].filter((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/') || f.includes('node_modules/'))).toEqual([]);
+  });
+
+  it('ships the launcher\'s fork server built here, executable once installed', (ctx) => {
+    skipWithout(ctx, 'fork-server'); // built only where there is a C compiler, on Linux (scripts/launcher.mjs)
+    const entry = byName.get('dist/guarded-shell-launcher');
+    expect(entry).toBeDefined();
+    expect(entry!.mode & 0o111).not.toBe(0);
+    expect(entry!.read().equals(fs.readFileSync(path.join(REPO, 'dist', 'guarded-shell-launcher')))).toBe(true);
   });
 
   it('resolves every relative link and image of every packaged document inside the package', () => {

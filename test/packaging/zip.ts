@@ -7,6 +7,8 @@ import * as zlib from 'node:zlib';
  */
 export interface ZipEntry {
   readonly name: string;
+  /** The Unix mode its packer recorded (the upper half of the external attributes; 0 if none). */
+  readonly mode: number;
   read(): Buffer;
 }
 
@@ -31,10 +33,12 @@ export function zipEntries(file: string): ZipEntry[] {
     const nameLen = buf.readUInt16LE(p + 28);
     const extraLen = buf.readUInt16LE(p + 30);
     const commentLen = buf.readUInt16LE(p + 32);
+    const mode = buf.readUInt32LE(p + 38) >>> 16;
     const local = buf.readUInt32LE(p + 42);
     const name = buf.toString('utf8', p + 46, p + 46 + nameLen);
     entries.push({
       name,
+      mode,
       read: () => {
         if (buf.readUInt32LE(local) !== 0x04034b50) throw new Error(`${file}: bad local header for ${name}`);
         const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);

@@ -3,22 +3,20 @@ import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import type { LaunchCall, LaunchedStage } from './contract';
 import type { Identity, LinuxTools } from './linuxChains';
 import { closeInheritedDescriptors, type Pipe } from './spawn';
-import SCRIPT from './forkServer.pl';
 
 /**
- * The Linux launcher's fork server (forkServer.pl): one small Perl process per server that forks every stage, so
- * that the server, a Node process of tens of MB, forks nothing per command (what the minimal server pays for
- * Node's spawn, this pays for a fork of a ~1 MB process). It is PID 1 of a PID namespace of its own, made by
- * unshare, that dies with the server (parent-death signals on it and its parent, and the end of its orders); each
- * stage it forks makes PID, mount and (not as root) user namespaces of its own with their own /proc, whose PID 1 is
- * a fork of the fork server holding the capabilities the command lacks; the command, the stage's next fork (PID 2),
- * has none, and
- * reaches neither this process, nor the server, nor another call (test/conformance). No exec but the command's:
- * what unshare and setpriv would cost in execs per stage (the most expensive step of a start), it does by system
- * calls.
+ * The Linux launcher's fork server (forkServer.c): one small C process per server that forks every stage, so that
+ * the server, a Node process of tens of MB, forks nothing per command, and each fork costs what a process of a few
+ * hundred KB costs. It is PID 1 of a PID namespace of its own, made by unshare, that dies with the server
+ * (parent-death signals on it and its parent, and the end of its orders); each stage it forks makes PID, mount and
+ * (not as root) user namespaces of its own with their own /proc, whose PID 1 is a fork of the fork server holding the
+ * capabilities the command lacks; the command, the stage's next fork (PID 2), has none, and reaches neither this
+ * process, nor the server, nor another call (test/conformance). No exec but the command's: what unshare and setpriv
+ * would cost in execs per stage (the most expensive step of a start), it does by system calls.
  *
  * The fork server makes the pipes; the server opens its ends through /proc/<fork server>/fd/N (it owns the fork
  * server's user namespace, so the kernel lets it) and then tells it to close its copies. What the server checked
@@ -26,31 +24,36 @@ import SCRIPT from './forkServer.pl';
  * very object (device and inode).
  */
 
-const PERL_DIRS = ['/usr/bin', '/bin', '/usr/local/bin'];
+/** Set by the build (scripts/launcher.mjs): a bare name beside the bundle (dist/), or the checkout's dist/ path. */
+declare const GUARDED_SHELL_LAUNCHER: string | undefined;
 
-/** The perl that runs the fork server: a fixed system location, never the agent-influenced PATH. */
-export function findPerl(): string | undefined {
-  return PERL_DIRS.map((d) => `${d}/perl`).find((p) => {
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+/**
+ * The fork server's binary, built into dist/ by the build, or undefined (not built here: no C compiler, not Linux;
+ * the launcher takes its exec chain). Accepted only as a regular, executable file that no one but its owner (root or
+ * this process's user) can change: the server runs it with every capability it has.
+ */
+export function findForkServer(): string | undefined {
+  if (typeof GUARDED_SHELL_LAUNCHER !== 'string') return undefined;
+  const file = path.isAbsolute(GUARDED_SHELL_LAUNCHER) ? GUARDED_SHELL_LAUNCHER : path.join(__dirname, GUARDED_SHELL_LAUNCHER);
+  try {
+    const st = fs.statSync(file);
+    const owner = st.uid === 0 || st.uid === process.getuid?.();
+    if (!st.isFile() || !owner || (st.mode & 0o022) !== 0) return undefined;
+    fs.accessSync(file, fs.constants.X_OK);
+    return file;
+  } catch {
+    return undefined;
+  }
 }
-
-/** This machine's open() flags, which Perl's own would cost a module: O_WRONLY, O_APPEND, O_NOFOLLOW, O_NONBLOCK. */
-const FLAGS = [fs.constants.O_WRONLY, fs.constants.O_APPEND, fs.constants.O_NOFOLLOW, fs.constants.O_NONBLOCK].join(',');
 
 /**
  * How the fork server starts: dying with the server, PID 1 of its namespace; not as root, root of a user namespace
- * (and each stage's user namespace maps the server's own uid and gid only: forkServer.pl).
+ * (and each stage's user namespace maps the server's own uid and gid only: forkServer.c).
  */
-export function forkServerArgv(perl: string, tools: LinuxTools, who: Identity, trial = false): string[] {
+export function forkServerArgv(binary: string, tools: LinuxTools, who: Identity, trial = false): string[] {
   const user = who.root ? [] : ['--user', '--map-root-user'];
   const ids = who.root ? 'root' : `${who.uid}:${who.gid}`;
-  return [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', perl, '-e', SCRIPT, '--', FLAGS, ids, ...(trial ? ['--trial'] : [])];
+  return [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', binary, ids, ...(trial ? ['--trial'] : [])];
 }
 
 /** One frame of the protocol: "<length>\n" and the fields joined by NUL. */
@@ -59,7 +62,7 @@ function frame(fields: readonly string[]): Buffer {
   return Buffer.concat([Buffer.from(`${payload.length}\n`), payload]);
 }
 
-/** device:inode, as Perl's stat gives them (bigint: exact). */
+/** device:inode, as the fork server's fstat gives them (bigint: exact). */
 function identity(fd: number): string {
   const st = fs.fstatSync(fd, { bigint: true });
   return `${st.dev}:${st.ino}`;

@@ -6,7 +6,7 @@ import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage,
 import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
 import { stopGroups, sweepGroups } from './posix';
 import { startError } from './preflight';
-import { findPerl, forkServerArgv, forkServerPipes, forkServerTrialSync, startForked } from './forkServer';
+import { findForkServer, forkServerArgv, forkServerPipes, forkServerTrialSync, startForked } from './forkServer';
 import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
 
 /**
@@ -15,8 +15,9 @@ import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
  *    command cannot reach;
  *  - without a sandbox, in PID, mount and (not root) user namespaces of its own, with its own /proc and no
  *    capability, in a namespace that dies with the server:
- *    - `fork-server`: forked by the launcher's fork server (a small Perl process), so the server forks nothing;
- *    - `namespaces`: where there is no perl, by one exec chain per stage from the server (util-linux, coreutils);
+ *    - `fork-server`: forked by the launcher's fork server (a small C process), so the server forks nothing;
+ *    - `namespaces`: where it was not built (no C compiler) or cannot run, by one exec chain per stage from the
+ *      server (util-linux, coreutils);
  *  - `plain`: only where the kernel lets none of these run (no util-linux, or no namespaces: a container's seccomp
  *    profile), said loudly: a process that leaves its session can outlive its call, and a command can see the
  *    server's processes.
@@ -24,7 +25,7 @@ import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
  */
 
 export type LinuxContainment =
-  | { readonly kind: 'fork-server'; readonly tools: LinuxTools; readonly perl: string }
+  | { readonly kind: 'fork-server'; readonly tools: LinuxTools; readonly binary: string }
   | { readonly kind: 'namespaces'; readonly tools: LinuxTools }
   | { readonly kind: 'plain'; readonly limitation: string };
 
@@ -57,7 +58,7 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
         return { file: argv[0]!, args: argv.slice(1), launcher: 'bwrap', program };
       }
       if (c.kind === 'plain') return { ...program, launcher: 'plain', program };
-      // The fork server makes the stage's namespaces itself (forkServer.pl): its stage is the command's own argv.
+      // The fork server makes the stage's namespaces itself (forkServer.c): its stage is the command's own argv.
       if (c.kind === 'fork-server') return { ...program, launcher: 'fork-server', program };
       const argv = namespacesChain(program, c.tools, who);
       return { file: argv[0]!, args: argv.slice(1), launcher: c.kind, program };
@@ -70,7 +71,7 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
           if (error) return [unstarted(error)];
         }
       }
-      const forkServer = c.kind === 'fork-server' ? () => forkServerArgv(c.perl, c.tools, who) : undefined;
+      const forkServer = c.kind === 'fork-server' ? () => forkServerArgv(c.binary, c.tools, who) : undefined;
       const stages = way === 'fork-server' && forkServer ? await startForked(forkServer, call) : spawnCall(call, way === 'plain', await realPipes(forkServer, call));
       for (const s of stages) ways.set(s, way);
       return stages;
@@ -83,7 +84,7 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
 /**
  * Stages Node spawns (the sandbox, the exec chain) are connected by real pipes where the fork server runs: Node's own
  * are socket pairs, whose writer gets ECONNRESET when its reader ends early (`yes | head`), not SIGPIPE. Without the
- * fork server (no perl), socket pairs.
+ * fork server (not built, or not running here), socket pairs.
  */
 async function realPipes(forkServer: (() => string[]) | undefined, call: LaunchCall) {
   if (!forkServer || call.stages.length < 2) return undefined;
@@ -114,21 +115,21 @@ const TRIAL: Program = { file: '/bin/sh', args: ['-c', 'exit $(($$ + 1))'] };
 let probed: LinuxContainment | undefined;
 
 /**
- * Which containment works here, by real trial runs (once per process): the fork server (perl and namespaces), else
+ * Which containment works here, by real trial runs (once per process): the fork server (its binary and namespaces), else
  * the exec chain (namespaces), else plain.
  */
 export function probeLinuxContainment(who: Identity = currentIdentity()): LinuxContainment {
   if (probed) return probed;
   const tools = findLinuxTools();
   if (!tools) return (probed = plainBecause(NO_TOOLS));
-  const perl = findPerl();
-  if (perl && forkServerWorks(perl, tools, who)) return (probed = { kind: 'fork-server', tools, perl });
+  const binary = findForkServer();
+  if (binary && forkServerWorks(binary, tools, who)) return (probed = { kind: 'fork-server', tools, binary });
   return (probed = namespacesWork(tools, who) ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)'));
 }
 
 /** The fork server's own trial, blocking: a stage it forks runs as PID 2 of a namespace of its own. */
-export function forkServerWorks(perl: string, tools: LinuxTools, who: Identity = currentIdentity()): boolean {
-  return forkServerTrialSync(forkServerArgv(perl, tools, who, true), [TRIAL.file, ...TRIAL.args]) === 3;
+export function forkServerWorks(binary: string, tools: LinuxTools, who: Identity = currentIdentity()): boolean {
+  return forkServerTrialSync(forkServerArgv(binary, tools, who, true), [TRIAL.file, ...TRIAL.args]) === 3;
 }
 
 /** The exec chain's own trial, blocking: the command runs as PID 2 of a namespace of its own. */
@@ -144,17 +145,17 @@ export async function probeLinuxContainmentAsync(who: Identity = currentIdentity
   if (probed) return probed;
   const tools = findLinuxTools();
   if (!tools) return (probed ??= plainBecause(NO_TOOLS));
-  const perl = findPerl();
-  if (perl && (await forkedTrial(perl, tools, who)) === 3) return (probed ??= { kind: 'fork-server', tools, perl });
+  const binary = findForkServer();
+  if (binary && (await forkedTrial(binary, tools, who)) === 3) return (probed ??= { kind: 'fork-server', tools, binary });
   const status = await trialRun(namespacesChain(TRIAL, tools, who));
   return (probed ??= status === 3 ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)'));
 }
 
-async function forkedTrial(perl: string, tools: LinuxTools, who: Identity): Promise<number | null> {
+async function forkedTrial(binary: string, tools: LinuxTools, who: Identity): Promise<number | null> {
   let root: number | undefined;
   try {
     root = fs.openSync('/', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    const [stage] = await startForked(() => forkServerArgv(perl, tools, who), {
+    const [stage] = await startForked(() => forkServerArgv(binary, tools, who), {
       stages: [TRIAL],
       env: { PATH: '/usr/bin:/bin' },
       cwd: { real: '/', path: '/', fd: root },

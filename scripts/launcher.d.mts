@@ -1,0 +1,6 @@
+// Types of scripts/launcher.mjs (the fork server's build), for the TypeScript that imports it (vitest configs, tests).
+export declare const LAUNCHER_NAME: string;
+export declare const LAUNCHER_PATH: string;
+export declare const besideTheBundle: { readonly GUARDED_SHELL_LAUNCHER: string };
+export declare const inTheCheckout: { readonly GUARDED_SHELL_LAUNCHER: string };
+export declare function buildLauncher(options?: { quiet?: boolean }): boolean;

@@ -1,0 +1,57 @@
+// The Linux launcher's fork server (src/core/exec/launch/forkServer.c), compiled into dist/guarded-shell-launcher by
+// every build (esbuild.mjs) with the machine's C compiler (`cc`, or $CC), statically linked where the C library allows
+// it (so the binary of a .vsix runs on any Linux of its architecture). Where there is no compiler, or not Linux, the
+// build says so in one line and the launcher takes its exec chain (docs/isolation.md).
+//
+// Where the code finds it (src/core/exec/launch/forkServer.ts, GUARDED_SHELL_LAUNCHER): the shipped bundles look
+// beside themselves; code run from the sources (vitest, the bench, the scripted agent) is told the checkout's dist/.
+// Code told neither has no fork server, never one found by guessing.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const LAUNCHER_NAME = 'guarded-shell-launcher';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const source = path.join(root, 'src', 'core', 'exec', 'launch', 'forkServer.c');
+export const LAUNCHER_PATH = path.join(root, 'dist', LAUNCHER_NAME);
+
+/** The esbuild/vitest `define` for bundles in dist/ (beside them: a bare name) or code run from the sources (a path). */
+export const besideTheBundle = { GUARDED_SHELL_LAUNCHER: JSON.stringify(LAUNCHER_NAME) };
+export const inTheCheckout = { GUARDED_SHELL_LAUNCHER: JSON.stringify(LAUNCHER_PATH) };
+
+// -s: no symbol table (a static binary is mostly the C library's; stripped, it packs to about 370 KB).
+const FLAGS = ['-O2', '-s', '-Wall', '-Wextra', '-o'];
+
+/**
+ * Compiles the fork server into dist/ unless it is newer than its source; written under a temporary name and renamed,
+ * so a failed or interrupted build never leaves half a binary. True when dist/ has a current one.
+ */
+export function buildLauncher({ quiet = false } = {}) {
+  const say = (line) => process.stderr.write(`launcher: ${line}\n`);
+  if (process.platform !== 'linux') {
+    fs.rmSync(LAUNCHER_PATH, { force: true });
+    return false;
+  }
+  try {
+    if (fs.statSync(LAUNCHER_PATH).mtimeMs >= fs.statSync(source).mtimeMs) return true;
+  } catch {
+    // not built yet
+  }
+  fs.mkdirSync(path.dirname(LAUNCHER_PATH), { recursive: true });
+  const cc = process.env.CC || 'cc';
+  const temp = `${LAUNCHER_PATH}.${process.pid}.tmp`;
+  // Static first (no dependency on the C library of the machine it runs on); dynamic where there is no static libc.
+  let r = spawnSync(cc, ['-static', ...FLAGS, temp, source], { encoding: 'utf8' });
+  if (r.status !== 0 && !r.error) r = spawnSync(cc, [...FLAGS, temp, source], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) {
+    fs.rmSync(temp, { force: true });
+    fs.rmSync(LAUNCHER_PATH, { force: true });
+    say(r.error ? `no C compiler (${cc}: ${r.error.code}): no fork server in dist/; commands start by the exec chain (install gcc for it)` : `${cc} failed (the exec chain will be used):\n${r.stderr}`);
+    return false;
+  }
+  if (r.stderr.trim() && !quiet) say(r.stderr.trim());
+  fs.chmodSync(temp, 0o755);
+  fs.renameSync(temp, LAUNCHER_PATH);
+  return true;
+}

@@ -41,6 +41,11 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     expect(withInput.stdout).toBe('in\n2\n');
   });
 
+  it('runs a long pipeline (80 stages, each in namespaces of its own) and reports every stage', async () => {
+    const r = await ex.run(tagged([sh('echo through'), ...Array.from({ length: 79 }, () => stage('cat'))], { timeoutMs: 60_000 }).spec);
+    expect([r.outcome, r.stdout, r.stages.length]).toEqual(['ok', 'through\n', 80]);
+  }, 90_000);
+
   it('lets a pipeline\'s writer die of SIGPIPE when its reader ends, as in a shell (yes | head -n 1), and a command without a handler die of SIGTERM at once', async () => {
     // A command that is its namespace's PID 1 would outlive both: the kernel drops an init's SIGPIPE (yes would print
     // "Broken pipe" and exit 1) and a SIGTERM it has no handler for (sleep would run on for the whole grace).

@@ -182,7 +182,8 @@ static void read_line(int fd, char *line, size_t room) {
   line[n] = 0;
 }
 
-#define MAX_STAGES 64
+/* A sanity bound on a pipeline's stages (each costs three processes and four descriptors here). */
+#define MAX_STAGES 1024
 
 /* A start order, parsed: pointers into its payload (whose fields are NUL-terminated already). */
 struct call {
@@ -190,12 +191,13 @@ struct call {
   int append;
   size_t count;
   char **env;               /* NULL-terminated */
-  char **argv[MAX_STAGES];  /* each NULL-terminated */
+  char ***argv;             /* count of them, each NULL-terminated */
   char **fields;
 };
 
 static void free_call(struct call *c) {
-  for (size_t i = 0; i < c->count; i++) free(c->argv[i]);
+  for (size_t i = 0; c->argv && i < c->count; i++) free(c->argv[i]);
+  free(c->argv);
   free(c->env);
   free(c->fields);
 }
@@ -221,6 +223,7 @@ static int parse_call(char *payload, size_t len, struct call *c) {
   size_t nenv = strtoul(f[8], NULL, 10), at = 9 + nenv, count;
   if (at >= n || (count = strtoul(f[at++], NULL, 10)) == 0 || count > MAX_STAGES) return 0;
   c->env = vector(f + 9, nenv);
+  if (!(c->argv = calloc(count, sizeof *c->argv))) abort();
   for (; c->count < count; c->count++) {
     size_t nargs = at < n ? strtoul(f[at++], NULL, 10) : 0;
     if (nargs == 0 || at + nargs > n) return 0;
@@ -300,7 +303,9 @@ static void close_others(int keep_a, int keep_b) {
     if (fd > 2 && fd != keep_a && fd != keep_b && fd != dirfd(d)) fds[n++] = fd;
   }
   closedir(d);
+  int full = n == sizeof fds / sizeof fds[0];
   while (n > 0) close(fds[--n]);
+  if (full) close_others(keep_a, keep_b); /* more than one pass holds */
 }
 
 /*
@@ -524,7 +529,7 @@ static void reap(void) {
 }
 
 /* Descriptors a start closes: the stages' ends once they hold them, or everything when it fails. */
-struct fds { int v[4 * MAX_STAGES]; size_t n; };
+struct fds { int *v; size_t n; };
 static int keep(struct fds *l, int fd) {
   return l->v[l->n++] = fd;
 }
@@ -538,9 +543,11 @@ static void close_all(struct fds *l) {
  * Each gets the whole order and its index; the first its stdin (pipe or null), the others what the one before writes.
  */
 static void start(struct call *c, const char *payload, size_t len) {
-  struct proc p[MAX_STAGES];
-  struct fds theirs = {.n = 0}, ours = {.n = 0};
-  int in = -1, out = -1, errs[MAX_STAGES], prev = -1, pp[2];
+  struct proc *p = calloc(c->count, sizeof *p);
+  struct fds theirs = {calloc(4 * c->count, sizeof(int)), 0}, ours = {calloc(2 + c->count, sizeof(int)), 0};
+  int in = -1, out = -1, *errs = calloc(c->count, sizeof *errs), prev = -1, pp[2];
+  char *line = malloc(32 * c->count + 64), *at;
+  if (!p || !theirs.v || !ours.v || !errs || !line) abort();
   size_t made = 0, given = 0;
   char why[4200] = "";
   int to_pipe = strcmp(c->stdout_kind, "pipe") == 0;
@@ -584,11 +591,10 @@ static void start(struct call *c, const char *payload, size_t len) {
       else if (i > given || p[i].orders >= 0) discard(&p[i]);
     close_all(&ours);
     say(1, "F %s %s\n", c->id, why);
-    return;
-  }
+  } else {
   /* "S id pid,... in out err,...": the server's ends by their descriptors here, held until it says "A". */
   int piped = strcmp(c->stdin_kind, "pipe") == 0;
-  char line[64 * MAX_STAGES + 64], *at = line + sprintf(line, "S %s ", c->id);
+  at = line + sprintf(line, "S %s ", c->id);
   for (size_t i = 0; i < made; i++) {
     at += sprintf(at, "%s%d", i ? "," : "", p[i].host);
     stage_of[nstages].pid = p[i].pid, stage_of[nstages].index = (int)i;
@@ -600,7 +606,10 @@ static void start(struct call *c, const char *payload, size_t len) {
   for (size_t i = 0; i < ours.n; i++)
     if (ours.v[i] == in && !piped) close(in);
     else hold(c->id, ours.v[i]);
-  say(1, "%s\n", line);
+  at += sprintf(at, "\n");
+  write_all(1, line, (size_t)(at - line)); /* (not say(): a long pipeline's line is longer than its buffer) */
+  }
+  free(p), free(theirs.v), free(ours.v), free(errs), free(line);
 }
 
 static void order(char *payload, size_t len) {
@@ -616,7 +625,7 @@ static void order(char *payload, size_t len) {
     at = line + sprintf(line, "M %.20s", f[1]);
     while (made < count && pipe2(ends[made], O_CLOEXEC) == 0) at += sprintf(at, " %d,%d", ends[made][0], ends[made][1]), made++;
     if (made < count) say(1, "F %.20s pipe %s\n", f[1], strerror(errno));
-    else say(1, "%s\n", line);
+    else at += sprintf(at, "\n"), write_all(1, line, (size_t)(at - line));
     for (size_t i = 0; i < made; i++)
       if (made < count) close_pair(ends[i]);
       else hold(f[1], ends[i][0]), hold(f[1], ends[i][1]);

@@ -8,7 +8,7 @@ import { killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs
 import { describeWith } from '../helpers/needs';
 import { findings, report, type ReachRun } from './findings';
 import { FIXTURES, makeWorkspace, PYTHON, type PathName, type Workspace } from './paths';
-import { inTheCheckout } from '../../scripts/launcher.mjs';
+import { besideTheBundle, LAUNCHER_NAME, LAUNCHER_PATH } from '../../scripts/launcher.mjs';
 
 /**
  * The conformance suite's container cases, for every Linux launcher path (contract.ts), as root and as a normal
@@ -24,7 +24,12 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-conformance-harness-'));
   fs.chmodSync(dir, 0o755);
   harness = path.join(dir, 'harness.cjs');
-  await build({ entryPoints: [path.join(__dirname, 'harness.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: harness, logLevel: 'error', loader: { '.pl': 'text' }, define: inTheCheckout });
+  // The fork server beside the harness, as the shipped bundles find theirs (dist/ may be closed to nobody, below).
+  if (fs.existsSync(LAUNCHER_PATH)) {
+    fs.copyFileSync(LAUNCHER_PATH, path.join(dir, LAUNCHER_NAME));
+    fs.chmodSync(path.join(dir, LAUNCHER_NAME), 0o755);
+  }
+  await build({ entryPoints: [path.join(__dirname, 'harness.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: harness, logLevel: 'error', loader: { '.pl': 'text' }, define: besideTheBundle });
   fs.chmodSync(harness, 0o644);
   ws = makeWorkspace();
   // The fixture programs in the workspace, where every user can read them and every sandbox sees them: a checkout

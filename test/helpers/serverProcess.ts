@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LAUNCHER_NAME } from '../../scripts/launcher.mjs';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(REPO, 'dist', 'cli.js');
@@ -55,7 +56,8 @@ export function readableCopy(): { readonly cli: string; readonly fixtureBin: str
   fs.cpSync(FIXTURE_BIN, path.join(dir, 'bin'), { recursive: true });
   for (const sub of ['dist', 'bin']) {
     fs.chmodSync(path.join(dir, sub), 0o755);
-    for (const f of fs.readdirSync(path.join(dir, sub))) fs.chmodSync(path.join(dir, sub, f), sub === 'bin' ? 0o755 : 0o644);
+    // (The launcher's fork server stays executable: without it the copy would run the exec chain instead.)
+    for (const f of fs.readdirSync(path.join(dir, sub))) fs.chmodSync(path.join(dir, sub, f), sub === 'bin' || f === LAUNCHER_NAME ? 0o755 : 0o644);
   }
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return (readable = { cli: path.join(dir, 'dist', 'cli.js'), fixtureBin: path.join(dir, 'bin') });

@@ -436,6 +436,7 @@ static int ready(struct proc *p) {
 /* Ends a stage process that never ran its command (and its descriptors here). */
 static void discard(struct proc *p) {
   kill(-p->pid, SIGKILL);
+  kill(p->pid, SIGKILL); /* (one that failed before it made its process group) */
   while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {
   }
   int fds[] = {p->orders, p->replies, p->in, p->out, p->err};
@@ -592,22 +593,22 @@ static void start(struct call *c, const char *payload, size_t len) {
     close_all(&ours);
     say(1, "F %s %s\n", c->id, why);
   } else {
-  /* "S id pid,... in out err,...": the server's ends by their descriptors here, held until it says "A". */
-  int piped = strcmp(c->stdin_kind, "pipe") == 0;
-  at = line + sprintf(line, "S %s ", c->id);
-  for (size_t i = 0; i < made; i++) {
-    at += sprintf(at, "%s%d", i ? "," : "", p[i].host);
-    stage_of[nstages].pid = p[i].pid, stage_of[nstages].index = (int)i;
-    snprintf(stage_of[nstages++].id, sizeof stage_of[0].id, "%s", c->id);
-  }
-  at += piped ? sprintf(at, " %d", in) : sprintf(at, " -");
-  at += out >= 0 ? sprintf(at, " %d ", out) : sprintf(at, " - ");
-  for (size_t i = 0; i < made; i++) at += sprintf(at, "%s%d", i ? "," : "", errs[i]);
-  for (size_t i = 0; i < ours.n; i++)
-    if (ours.v[i] == in && !piped) close(in);
-    else hold(c->id, ours.v[i]);
-  at += sprintf(at, "\n");
-  write_all(1, line, (size_t)(at - line)); /* (not say(): a long pipeline's line is longer than its buffer) */
+    /* "S id pid,... in out err,...": the server's ends by their descriptors here, held until it says "A". */
+    int piped = strcmp(c->stdin_kind, "pipe") == 0;
+    at = line + sprintf(line, "S %s ", c->id);
+    for (size_t i = 0; i < made; i++) {
+      at += sprintf(at, "%s%d", i ? "," : "", p[i].host);
+      stage_of[nstages].pid = p[i].pid, stage_of[nstages].index = (int)i;
+      snprintf(stage_of[nstages++].id, sizeof stage_of[0].id, "%s", c->id);
+    }
+    at += piped ? sprintf(at, " %d", in) : sprintf(at, " -");
+    at += out >= 0 ? sprintf(at, " %d ", out) : sprintf(at, " - ");
+    for (size_t i = 0; i < made; i++) at += sprintf(at, "%s%d", i ? "," : "", errs[i]);
+    for (size_t i = 0; i < ours.n; i++)
+      if (ours.v[i] == in && !piped) close(in);
+      else hold(c->id, ours.v[i]);
+    at += sprintf(at, "\n");
+    write_all(1, line, (size_t)(at - line)); /* (not say(): a long pipeline's line is longer than its buffer) */
   }
   free(p), free(theirs.v), free(ours.v), free(errs), free(line);
 }

@@ -5,6 +5,18 @@ import { httpClient, startServer, type RunningServer } from '../helpers/serverPr
 import { rssKb, sleep } from '../helpers/procs';
 import { recordFigures } from './figures';
 import { baseArgs, fdCount, killAll, processesIn, shell, tempWorkspace, waitFor } from './helpers';
+import { descendantsOf, readProcStat } from '../../src/core/exec/processes';
+
+const comm = (pid: number): string => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+};
+/** The launcher's fork server under the server: its parent is unshare (its stage processes, its children, share its name). */
+const forkServerOf = (server: number): number | undefined =>
+  descendantsOf([server]).find((p) => comm(p) === 'guarded-shell-l' && comm(readProcStat(p)?.ppid ?? 0) === 'unshare');
 
 const CALLS = 2000;
 const CLIENTS = 16;
@@ -58,6 +70,8 @@ describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
   let root: string;
   let server: RunningServer;
   let fdStart: number;
+  /** The fork server's own descriptors and memory, where it runs (a leak of its C code per call would show here). */
+  let forkServer: { pid: number; fds: number; rssKb: number } | undefined;
 
   beforeAll(async () => {
     root = tempWorkspace();
@@ -81,6 +95,8 @@ describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
     await warm.close();
     await sleep(500);
     const rssStart = rssKb(pid);
+    const fs0 = forkServerOf(pid);
+    if (fs0) forkServer = { pid: fs0, fds: await settledCount(() => fdCount(fs0)), rssKb: rssKb(fs0) };
 
     // Two rounds of 1,000 calls, each with 16 fresh clients: a leak per call or per session grows in BOTH rounds,
     // while V8 sizing its heap to the load is a one-time step in the first.
@@ -120,6 +136,7 @@ describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
     // Keep-alive sockets close after the server's keep-alive timeout (5 s): wait for them, not longer than 20 s.
     const fdEnd = await waitFor(() => fdCount(pid), (n) => n <= fdStart, 20_000, 250);
     const rssEnd = rssKb(pid);
+    const forkServerEnd = forkServer && { fds: await waitFor(() => fdCount(forkServer!.pid), (n) => n <= forkServer!.fds, 5_000, 100), rssKb: rssKb(forkServer.pid) };
     const secondRoundGrowth = rssAfterRound[1]! - rssAfterRound[0]!;
     recordFigures('load', {
       calls: CALLS,
@@ -138,12 +155,20 @@ describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
       rssAfter2000MB: +(rssAfterRound[1]! / 1024).toFixed(1),
       rssEndMB: +(rssEnd / 1024).toFixed(1),
       rssDeltaMB: +((rssEnd - rssStart) / 1024).toFixed(1),
+      ...(forkServer && forkServerEnd && { forkServerFdStart: forkServer.fds, forkServerFdEnd: forkServerEnd.fds, forkServerRssStartKB: forkServer.rssKb, forkServerRssEndKB: forkServerEnd.rssKb }),
     });
     expect(failures.slice(0, 5)).toEqual([]);
     expect(leaked).toEqual([]);
     expect(fdEnd).toBeLessThanOrEqual(fdStart);
     expect(rssEnd - rssStart).toBeLessThan(RSS_SLACK_KB);
     expect(secondRoundGrowth).toBeLessThan(SECOND_ROUND_SLACK_KB);
+    if (forkServer && forkServerEnd) {
+      // The same process served all 2,000 calls, and is back to its descriptors (the spare's five pipe ends
+      // included) and within 512 KB of its memory (its frame buffer grows once to the largest order).
+      expect(forkServerOf(pid)).toBe(forkServer.pid);
+      expect(forkServerEnd.fds).toBeLessThanOrEqual(forkServer.fds);
+      expect(forkServerEnd.rssKb - forkServer.rssKb).toBeLessThan(512);
+    }
     // Still serving after the load.
     const after = await httpClient(server.url);
     expect((await shell(after, ['echo', 'still here'])).stdout).toBe('still here\n');

@@ -28,7 +28,22 @@ export function probeOverlayOnce(): Promise<OverlayProbe> {
  * no-sandbox containment launcher's trial runs beside it (not as a blocking trial when the first policy asks).
  */
 export function probeOnce(): Promise<IsolationProbe> {
-  return (probed ??= Promise.all([probeIsolation(), probeContainment()]).then(([probe]) => probe));
+  return (probed ??= Promise.all([probeIsolation(), containmentOnce()]).then(([probe]) => probe));
+}
+
+let contained: Promise<unknown> | undefined;
+/** The containment launcher's trial alone (part of probeOnce), once per process. */
+export function containmentOnce(): Promise<unknown> {
+  return (contained ??= probeContainment());
+}
+
+/**
+ * The isolation of a policy whose isolation is "none", known before the sandbox's probes answer: without a sandbox
+ * it depends on the containment launcher only (containmentOnce), never on the sandbox's or the preview's trial.
+ */
+export function isolationWithoutSandbox(policy: Policy, developer: Pick<DeveloperContext, 'home' | 'toolchain'>): IsolationState {
+  if (policy.isolation !== 'none') throw new Error('only a policy without a sandbox is known before the sandbox probe');
+  return isolationFor(policy, { kind: 'none', available: false, reason: 'not needed: isolation is none' }, developer);
 }
 
 /**

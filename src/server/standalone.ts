@@ -11,7 +11,7 @@ import { createServer } from './createServer';
 import { PolicyError } from '../core/policy';
 import { generateToken } from './http/guards';
 import { tokenFromFile } from './tokenFile';
-import { isolationFor, probeOnce, probeOverlayOnce } from './isolation';
+import { containmentOnce, isolationFor, isolationWithoutSandbox, probeOnce, probeOverlayOnce } from './isolation';
 import { elicitationApprover } from './approvers/elicitation';
 import { startWebApproval } from './approvers/webApproval';
 import { parsePolicy, type Policy } from '../core/policy';
@@ -80,7 +80,6 @@ export async function startStandalone(
     // Commands then run without a HOME of their own (as before there was one); the server still serves.
     if (!options.quiet) streams.err.write(`guarded-shell: commands get no HOME of their own: ${(e as Error).message}\n`);
   }
-  let closed = false;
   ctx.ready = Promise.all([probeOnce(), probeOverlayOnce()]).then(
     ([probe, overlay]) => {
       ctx.isolationFor = (p) => isolationFor(p, probe, ctx.surroundingsFor(p), undefined, overlay);
@@ -88,6 +87,16 @@ export async function startStandalone(
     },
     (e: unknown) => void (ctx.isolation = { kind: 'none', denial: `The sandbox probe failed: ${(e as Error).message}` }),
   );
+  // Sessions open once what they are told (the instructions, the tools' sandbox notes) is known: the isolation of
+  // the policy in force. Without a sandbox (isolation "none") that is the containment trial's answer alone; the
+  // sandbox's and the preview's trials cannot change it, so they do not hold up the start. Calls still wait for
+  // every probe (ctx.ready), which then sets the isolation for the policy of that moment.
+  const known =
+    policy.isolation === 'none'
+      ? containmentOnce().then(() => {
+          if (ctx.isolation === PROBE_PENDING && ctx.policy.isolation === 'none') ctx.isolation = isolationWithoutSandbox(ctx.policy, ctx.surroundingsFor(ctx.policy));
+        }, () => ctx.ready)
+      : ctx.ready;
   // A host approver (VS Code) answers for every session. Otherwise `approver` decides (docs/approvals.md): the
   // local approval page (web), the page unless the client offers elicitation (auto), or elicitation.
   const web = !hooks.approver && options.approver !== 'elicitation' ? await startWebApproval(ctx) : undefined;
@@ -106,7 +115,7 @@ export async function startStandalone(
   // the probe runs; sessions are accepted once it has answered, so the instructions, descriptions and the
   // start-up line name the isolation really in force (never "pending").
   if (options.transport === 'stdio') {
-    const [{ StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), ctx.ready]);
+    const [{ StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), known]);
     const { server } = factory();
     const transport = new StdioServerTransport();
     await server.connect(transport);
@@ -114,16 +123,15 @@ export async function startStandalone(
   } else {
     if (options.tokenFile !== undefined && options.auth !== undefined) throw new PolicyError(`the token file cannot be used together with ${options.auth === null ? '--noauth' : 'a fixed token (--auth, GUARDED_SHELL_TOKEN or "auth")'}; choose one.`);
     token = options.auth === null ? null : (options.auth ?? (options.tokenFile !== undefined ? tokenFromFile(options.tokenFile) : generateToken()));
-    const [{ startHttpServer }] = await Promise.all([import('./http/httpServer'), ctx.ready]);
+    const [{ startHttpServer }] = await Promise.all([import('./http/httpServer'), known]);
     const http = await startHttpServer(factory, { host: options.host, port: options.port, token, corsOrigins: options.corsOrigins, transport: options.transport });
     url = http.url;
     closeTransport = () => http.close();
   }
   const started = { transport: options.transport, root: policy.root, mode: policy.mode, ...(url && { url }) };
-  // Recorded once the isolation is known; before any call's events, which wait for the same promise.
-  void ctx.ready.then(() => {
-    if (!closed) audit.record({ event: 'server', result_type: 'success', action: 'start', ...started, isolation: ctx.isolation.kind });
-  });
+  // Recorded now: the transport waited until the isolation sessions are told was known; before any call's events,
+  // which wait for every probe (ctx.ready).
+  audit.record({ event: 'server', result_type: 'success', action: 'start', ...started, isolation: ctx.isolation.kind });
   let closing: Promise<void> | undefined;
   return {
     ctx,
@@ -131,7 +139,6 @@ export async function startStandalone(
     ...(token !== undefined && { token }),
     close: () =>
       (closing ??= (async () => {
-        closed = true;
         // Background runs first (each is told it was the server that stopped it), then anything still running.
         await ctx.background.close('server');
         await Promise.all([executor.shutdown(), ctx.backgroundExecutor.shutdown()]);

@@ -138,6 +138,34 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     }
   });
 
+  it('starts only a binary no one but its owner can change, and runs the very file it checked (by its descriptor)', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gs-fork-server-bin-')));
+    const copy = path.join(dir, 'guarded-shell-launcher');
+    const folder = fs.openSync(dir, O_PATH | fs.constants.O_DIRECTORY);
+    try {
+      fs.copyFileSync(findForkServer()!, copy);
+      fs.chmodSync(copy, 0o775); // group-writable: another user could put their program in its place
+      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', tools: findLinuxTools()!, binary: copy } });
+      const call = { stages: [launcher.prepare({ file: '/bin/echo', args: ['x'] })], env: { PATH: '/usr/bin:/bin' }, cwd: { real: dir, path: dir, fd: folder }, stdin: 'ignore' as const, stdout: 'pipe' as const };
+      forkServerForTests().kill(); // the next call starts a fork server from this binary
+      await sleep(100);
+      await expect(launcher.start(call)).rejects.toThrow(/is not a fork server this server may run/);
+      fs.chmodSync(copy, 0o755);
+      const [stage] = await launcher.start(call);
+      stage!.stdout?.resume();
+      stage!.stderr?.resume();
+      await new Promise((resolve) => stage!.once('close', resolve));
+      const server = forkServerForTests().pid!;
+      // The process runs the file that was checked, started through the descriptor the server held ("/proc/self/fd/3").
+      expect(fs.statSync(`/proc/${server}/exe`).ino).toBe(fs.statSync(copy).ino);
+      expect(fs.readdirSync(`/proc/${server}/fd`).map(Number).filter((fd) => fd > 2 && fs.readlinkSync(`/proc/${server}/fd/${fd}`) === copy)).toEqual([]);
+    } finally {
+      forkServerForTests().kill(); // the next test starts the usual one again
+      fs.closeSync(folder);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an argument with a NUL byte before anything starts (it would shift every later field)', async () => {
     const r = await ex.run(tagged([sh('echo a\0b'), stage('cat')]).spec);
     expect(r.outcome).toBe('error');

@@ -643,6 +643,14 @@ static void order(char *payload, size_t len) {
   free(copy);
 }
 
+/* Nothing inherited but 0/1/2 (the server gives this program as descriptor 3, which it was started from). */
+static void close_inherited(void) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3, ~0U, 0) == 0) return;
+#endif
+  for (int fd = 3; fd < 1024; fd++) close(fd);
+}
+
 static void on_sigchld(int sig) {
   (void)sig;
   int saved = errno;
@@ -659,6 +667,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   user_ns = strcmp(argv[1], "root") != 0;
+  close_inherited();
   trial = argc > 2 && strcmp(argv[2], "--trial") == 0;
   rename_to("guarded-shell-launcher");
   if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0) return 1;

@@ -29,17 +29,13 @@ declare const GUARDED_SHELL_LAUNCHER: string | undefined;
 
 /**
  * The fork server's binary, built into dist/ by the build, or undefined (not built here: no C compiler, not Linux;
- * the launcher takes its exec chain). Accepted only as a regular, executable file that no one but its owner (root or
- * this process's user) can change: the server runs it with every capability it has.
+ * the launcher takes its exec chain).
  */
 export function findForkServer(): string | undefined {
   if (typeof GUARDED_SHELL_LAUNCHER !== 'string') return undefined;
   const file = path.isAbsolute(GUARDED_SHELL_LAUNCHER) ? GUARDED_SHELL_LAUNCHER : path.join(__dirname, GUARDED_SHELL_LAUNCHER);
   try {
-    const st = fs.statSync(file);
-    const owner = st.uid === 0 || st.uid === process.getuid?.();
-    if (!st.isFile() || !owner || (st.mode & 0o022) !== 0) return undefined;
-    fs.accessSync(file, fs.constants.X_OK);
+    fs.closeSync(openForkServer(file));
     return file;
   } catch {
     return undefined;
@@ -47,13 +43,51 @@ export function findForkServer(): string | undefined {
 }
 
 /**
+ * The binary opened, accepted only as a regular, executable file that no one but its owner (root or this process's
+ * user) can change: the server runs it with every capability it has. What runs is this descriptor (HELD), not the
+ * path again: a file renamed into its place after the check is not the one started. (One written over in place
+ * cannot be: the kernel refuses writes to a running program, and only its owner may write it at all.)
+ */
+function openForkServer(file: string): number {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const st = fs.fstatSync(fd);
+    const owner = st.uid === 0 || st.uid === process.getuid?.();
+    if (!st.isFile() || !owner || (st.mode & 0o022) !== 0 || (st.mode & 0o111) === 0) throw new Error(`${file} is not a fork server this server may run (owner, mode)`);
+    return fd;
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+}
+
+/** The fork server's binary in its process: the descriptor the server opened and checked, given as fd 3. */
+const HELD = '/proc/self/fd/3';
+
+/** A fork server to start: its checked binary and the argv that runs it (HELD in the binary's place). */
+export interface ForkServerCommand {
+  readonly binary: string;
+  readonly argv: readonly string[];
+}
+
+/**
  * How the fork server starts: dying with the server, PID 1 of its namespace; not as root, root of a user namespace
  * (and each stage's user namespace maps the server's own uid and gid only: forkServer.c).
  */
-export function forkServerArgv(binary: string, tools: LinuxTools, who: Identity, trial = false): string[] {
+export function forkServerArgv(binary: string, tools: LinuxTools, who: Identity, trial = false): ForkServerCommand {
   const user = who.root ? [] : ['--user', '--map-root-user'];
   const ids = who.root ? 'root' : `${who.uid}:${who.gid}`;
-  return [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', binary, ids, ...(trial ? ['--trial'] : [])];
+  return { binary, argv: [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', HELD, ids, ...(trial ? ['--trial'] : [])] };
+}
+
+/** Runs `start` with the command's binary opened and checked, as the descriptor its process gets as fd 3. */
+function withHeldBinary<T>(command: ForkServerCommand, start: (stdio3: number) => T): T {
+  const fd = openForkServer(command.binary);
+  try {
+    return start(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** One frame of the protocol: "<length>\n" and the fields joined by NUL. */
@@ -134,9 +168,10 @@ class ForkServer {
   private gone: Error | undefined;
   readonly ready: Promise<void>;
 
-  constructor(argv: readonly string[]) {
+  constructor(command: ForkServerCommand) {
     closeInheritedDescriptors();
-    this.proc = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
+    const { argv } = command;
+    this.proc = withHeldBinary(command, (binary) => spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe', binary], env: { PATH: '/usr/bin:/bin' } }));
     this.proc.unref();
     (this.proc.stderr as net.Socket).unref();
     this.proc.stdin!.on('error', () => undefined); // a fork server that died says so by 'close'
@@ -316,16 +351,16 @@ class ForkServer {
 let current: ForkServer | undefined;
 
 /** This process's fork server, started (or restarted) when needed, once it is ready. */
-async function forkServer(argv: () => string[]): Promise<ForkServer> {
-  if (!current?.alive) current = new ForkServer(argv());
+async function forkServer(command: () => ForkServerCommand): Promise<ForkServer> {
+  if (!current?.alive) current = new ForkServer(command());
   const server = current;
   await server.ready;
   return server;
 }
 
 /** Starts a call's stages through this process's fork server. */
-export async function startForked(argv: () => string[], call: LaunchCall): Promise<LaunchedStage[]> {
-  return (await forkServer(argv)).start(call);
+export async function startForked(command: () => ForkServerCommand, call: LaunchCall): Promise<LaunchedStage[]> {
+  return (await forkServer(command)).start(call);
 }
 
 /**
@@ -333,12 +368,12 @@ export async function startForked(argv: () => string[], call: LaunchCall): Promi
  * starting it when needed. Node's own stdio "pipes" are socket pairs, where a reader that ends early makes its writer
  * fail with ECONNRESET ("Connection reset by peer") instead of dying of SIGPIPE as in a shell.
  */
-export async function forkServerPipes(argv: () => string[], n: number): Promise<Pipe[]> {
-  return (await forkServer(argv)).pipes(n);
+export async function forkServerPipes(command: () => ForkServerCommand, n: number): Promise<Pipe[]> {
+  return (await forkServer(command)).pipes(n);
 }
 
 /** The start-up probe's blocking trial: the fork server runs `program` (given its stage argv) once; its exit status. */
-export function forkServerTrialSync(serverArgv: readonly string[], stageArgv: readonly string[], timeoutMs = 5000): number | undefined {
+export function forkServerTrialSync(command: ForkServerCommand, stageArgv: readonly string[], timeoutMs = 5000): number | undefined {
   const root = fs.openSync('/', 'r');
   let order: Buffer;
   try {
@@ -346,7 +381,8 @@ export function forkServerTrialSync(serverArgv: readonly string[], stageArgv: re
   } finally {
     fs.closeSync(root);
   }
-  const r = spawnSync(serverArgv[0]!, serverArgv.slice(1), { input: order, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+  const { argv } = command;
+  const r = withHeldBinary(command, (binary) => spawnSync(argv[0]!, argv.slice(1), { input: order, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe', binary] }));
   const status = /^X 1 0 (\d+)$/m.exec(r.stdout ?? '')?.[1];
   return status === undefined ? undefined : Number(status) >> 8;
 }

@@ -6,7 +6,7 @@ import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage,
 import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
 import { stopGroups, sweepGroups } from './posix';
 import { startError } from './preflight';
-import { findForkServer, forkServerArgv, forkServerPipes, forkServerTrialSync, startForked } from './forkServer';
+import { findForkServer, forkServerArgv, forkServerPipes, forkServerTrialSync, startForked, type ForkServerCommand } from './forkServer';
 import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
 
 /**
@@ -86,7 +86,7 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
  * are socket pairs, whose writer gets ECONNRESET when its reader ends early (`yes | head`), not SIGPIPE. Without the
  * fork server (not built, or not running here), socket pairs.
  */
-async function realPipes(forkServer: (() => string[]) | undefined, call: LaunchCall) {
+async function realPipes(forkServer: (() => ForkServerCommand) | undefined, call: LaunchCall) {
   if (!forkServer || call.stages.length < 2) return undefined;
   return forkServerPipes(forkServer, call.stages.length - 1).catch(() => undefined);
 }

@@ -237,7 +237,8 @@ describeWith('bubblewrap', 'python3')('background commands in the sandbox', () =
     const script = 'import sys\nfor line in sys.stdin:\n    print("got", line.strip(), flush=True)\nprint("input closed", flush=True)\n';
     const start = await client.callTool({ name: 'shell_execute', arguments: { command: ['python3', '-u', '-c', script], background: true, openInput: true, stdin: 'first\n' } });
     expect(structured(start).background.inputOpen).toBe(true);
-    expect(await readUntil(client, 'b1', 'got first')).toBe('got first\n');
+    // (Until the whole line: python3 -u writes print's parts one by one, and a read can fall between them.)
+    expect(await readUntil(client, 'b1', 'got first\n')).toBe('got first\n');
     const sent = await client.callTool({ name: 'shell_background', arguments: { id: 'b1', input: 'second\n', closeInput: true } });
     expect(text(sent)).toMatch(/^7 bytes sent to b1; its input is closed/);
     const rest = await client.callTool({ name: 'readOutput', arguments: { id: 'b1', wait: 10 } });

@@ -6,7 +6,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LAUNCHER_NAME } from '../../scripts/launcher.mjs';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(REPO, 'dist', 'cli.js');
@@ -56,8 +55,11 @@ export function readableCopy(): { readonly cli: string; readonly fixtureBin: str
   fs.cpSync(FIXTURE_BIN, path.join(dir, 'bin'), { recursive: true });
   for (const sub of ['dist', 'bin']) {
     fs.chmodSync(path.join(dir, sub), 0o755);
-    // (The launcher's fork server stays executable: without it the copy would run the exec chain instead.)
-    for (const f of fs.readdirSync(path.join(dir, sub))) fs.chmodSync(path.join(dir, sub, f), sub === 'bin' || f === LAUNCHER_NAME ? 0o755 : 0o644);
+    // What is executable stays so (dist/'s launcher fork server: without it the copy would run the exec chain).
+    for (const f of fs.readdirSync(path.join(dir, sub))) {
+      const file = path.join(dir, sub, f);
+      fs.chmodSync(file, sub === 'bin' || (fs.statSync(file).mode & 0o111) !== 0 ? 0o755 : 0o644);
+    }
   }
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return (readable = { cli: path.join(dir, 'dist', 'cli.js'), fixtureBin: path.join(dir, 'bin') });

@@ -112,8 +112,8 @@ export async function startStandalone(
   let url: string | undefined;
   let token: string | null | undefined;
   // Each transport's stack is loaded only when it is the one chosen (stdio does not load the HTTP server), while
-  // the probe runs; sessions are accepted once it has answered, so the instructions, descriptions and the
-  // start-up line name the isolation really in force (never "pending").
+  // the probes run; sessions are accepted once the isolation they are told is known (`known` above), so the
+  // instructions, descriptions and the start-up line name the isolation really in force (never "pending").
   if (options.transport === 'stdio') {
     const [{ StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), known]);
     const { server } = factory();

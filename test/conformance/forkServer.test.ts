@@ -11,6 +11,7 @@ import { descendantsOf } from '../../src/core/exec/processes';
 import { describeWith } from '../helpers/needs';
 import './modes/forkServer';
 import { sh, sleep, stage, survivors, tagged } from '../unit/exec/helpers';
+import { commOf } from '../helpers/procs';
 
 // What is particular to the Linux launcher's fork server (src/core/exec/launch/forkServer.ts): its own end, and what
 // it refuses. The conformance suite runs everything else through it (executor.forkServer.test.ts, basics, container).
@@ -68,13 +69,7 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     const inits = () => {
       const server = forkServerForTests().pid;
       if (!server) return 0;
-      return descendantsOf([server]).filter((pid) => {
-        try {
-          return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'guarded-shell-i';
-        } catch {
-          return false;
-        }
-      }).length;
+      return descendantsOf([server]).filter((pid) => commOf(pid) === 'guarded-shell-i').length;
     };
     const { tag, spec } = tagged([stage('sleep', '300')], { timeoutMs: 60_000 });
     const ac = new AbortController();

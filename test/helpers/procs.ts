@@ -60,6 +60,15 @@ export function rssKb(pid: number | 'self' = 'self'): number {
   return m ? Number(m[1]) : 0;
 }
 
+/** A process's name (comm: at most 15 characters), or '' once it is gone. */
+export function commOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function sameProgram(argv: readonly string[]): string {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeLinuxContainment } from '../../src/core/exec/launch/linux';
-import { killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
+import { commOf, killAll, pidsWithCmdline, sleep, uniqueSeconds } from '../helpers/procs';
 import { FIXTURE_BIN, httpClient, readableCopy, startServer, structured, TOKEN, type RunningServer } from '../helpers/serverProcess';
 import { describeWith, has } from '../helpers/needs';
 import { descendantsOf } from '../../src/core/exec/processes';
@@ -86,15 +86,6 @@ describeWith('namespaces')('a command that clears its own death signal (the fixt
   });
 });
 
-/** A process's name (comm, at most 15 characters), or '' once it is gone. */
-const comm = (pid: number): string => {
-  try {
-    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-};
-
 // An unprivileged server makes its namespaces inside a user namespace: the same guarantees. Run as `nobody` when
 // the tests run as root, else as the (already unprivileged) user running them.
 const unprivileged = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
@@ -110,7 +101,7 @@ describeWith('namespaces')('process containment of an unprivileged server (user 
       expect(structured(await run(c, ['touch', 'made'])).outcome).toBe('ok');
       expect(fs.statSync(path.join(home, 'made')).uid).toBe(unprivileged?.uid ?? process.getuid?.());
       // Through the launcher's fork server where it runs here (the copy that user runs carries it, executable).
-      if (has('fork-server')) expect(descendantsOf([victim.proc.pid!]).map(comm)).toContain('guarded-shell-l');
+      if (has('fork-server')) expect(descendantsOf([victim.proc.pid!]).map(commOf)).toContain('guarded-shell-l');
       expect(await survivorsOfServerKill(victim, c, escape)).toEqual([]);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });

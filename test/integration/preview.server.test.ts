@@ -118,7 +118,7 @@ describeWith('bubblewrap', 'overlay')('command preview as a normal user (user na
   });
 
   it('previews and applies as that user: a folder removed and made again (opaque, user.overlay.opaque), files owned by it', async (ctx) => {
-    if (process.getuid?.() !== 0) return ctx.skip('needs root to start the server as another user');
+    if (process.getuid?.() !== 0) return ctx.skip('needs root to start the server as another user'); // skipped: only root can start a server as another user (CI runs as root)
     const r = structured(await client!.callTool({ name: 'shell_execute', arguments: { command: ['sh', '-c', 'id -u > uid.txt; rm -rf src && mkdir src && echo c > src/c.txt'] } }, undefined, { timeout: 60_000 }));
     expect(r.outcome).toBe('ok');
     expect(r.effect).toMatchObject({ via: 'preview', outcome: 'applied' });

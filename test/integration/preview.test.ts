@@ -211,7 +211,7 @@ describeWith('bubblewrap', 'overlay')('command preview (real bubblewrap, real ov
   });
 
   it('applies what git writes in .git (objects, index, refs) beside the work tree, so a commit lands whole', async (ctx) => {
-    if (!has('git')) return ctx.skip('git is not installed');
+    if (!has('git')) return ctx.skip('git is not installed'); // skipped: no git on this machine (.ci/run installs it)
     const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.test', '-C', ws, ...a], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
     git('init', '-q', '-b', 'main');
     git('add', '-A');

@@ -2,21 +2,14 @@ import * as fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { httpClient, startServer, type RunningServer } from '../helpers/serverProcess';
-import { rssKb, sleep } from '../helpers/procs';
+import { commOf, rssKb, sleep } from '../helpers/procs';
 import { recordFigures } from './figures';
 import { baseArgs, fdCount, killAll, processesIn, shell, tempWorkspace, waitFor } from './helpers';
 import { descendantsOf, readProcStat } from '../../src/core/exec/processes';
 
-const comm = (pid: number): string => {
-  try {
-    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-};
 /** The launcher's fork server under the server: its parent is unshare (its stage processes, its children, share its name). */
 const forkServerOf = (server: number): number | undefined =>
-  descendantsOf([server]).find((p) => comm(p) === 'guarded-shell-l' && comm(readProcStat(p)?.ppid ?? 0) === 'unshare');
+  descendantsOf([server]).find((p) => commOf(p) === 'guarded-shell-l' && commOf(readProcStat(p)?.ppid ?? 0) === 'unshare');
 
 const CALLS = 2000;
 const CLIENTS = 16;

@@ -29,7 +29,7 @@ export async function launchers(calls: number): Promise<SectionResult> {
   const tools = findLinuxTools();
   const binary = findForkServer();
   ways.push({ name: 'plain (not contained)', launcher: plainLinuxLauncher() });
-  if (tools && binary && forkServerWorks(binary, tools)) ways.push({ name: 'fork server', launcher: createLinuxLauncher({ containment: { kind: 'fork-server', tools, binary } }) });
+  if (binary && forkServerWorks(binary)) ways.push({ name: 'fork server', launcher: createLinuxLauncher({ containment: { kind: 'fork-server', binary } }) });
   if (tools && namespacesWork(tools)) ways.push({ name: 'exec chain', launcher: createLinuxLauncher({ containment: { kind: 'namespaces', tools } }) });
   const sandbox = process.platform === 'linux' ? sandboxFromProbe(await probeIsolation('linux')) : null;
   if (sandbox && tools) ways.push({ name: 'bubblewrap sandbox', launcher: createLinuxLauncher({ containment: { kind: 'namespaces', tools }, sandbox }), sandbox: ctx });

@@ -5,9 +5,8 @@ import { afterAll, expect, it } from 'vitest';
 import { createExecutor } from '../../src/core/exec/executor';
 import { findForkServer, forkServerForTests } from '../../src/core/exec/launch/forkServer';
 import { createLinuxLauncher } from '../../src/core/exec/launch/linux';
-import { findLinuxTools } from '../../src/core/exec/launch/linuxChains';
 import { O_PATH } from '../../src/core/paths/fdpath';
-import { descendantsOf } from '../../src/core/exec/processes';
+import { descendantsOf, readProcStat } from '../../src/core/exec/processes';
 import { describeWith } from '../helpers/needs';
 import './modes/forkServer';
 import { sh, sleep, stage, survivors, tagged } from '../unit/exec/helpers';
@@ -64,12 +63,11 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     }
   });
 
-  it('keeps a spare stage process ready once a call has ended, even while another call (a background one) still runs', async () => {
-    // Each stage process, spare or running, has its namespace's init below it: a running call's and the spare's.
-    const inits = () => {
+  it('keeps nothing of a call once it ended, and no process of its own between calls (even while a background call runs)', async () => {
+    // A stage's process, its namespace's init and its command are the fork server's only descendants, while they run.
+    const below = () => {
       const server = forkServerForTests().pid;
-      if (!server) return 0;
-      return descendantsOf([server]).filter((pid) => commOf(pid) === 'guarded-shell-i').length;
+      return server ? descendantsOf([server]).map(commOf) : [];
     };
     const { tag, spec } = tagged([stage('sleep', '300')], { timeoutMs: 60_000 });
     const ac = new AbortController();
@@ -77,12 +75,19 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     try {
       expect(await until(() => survivors(tag).length === 1, 40_000)).toBe(true);
       expect((await ex.run(tagged([stage('echo', 'short')]).spec)).stdout).toBe('short\n');
-      // The long call's init and the next spare's.
-      expect(await until(() => inits() === 2, 40_000), `inits: ${inits()}`).toBe(true);
+      // The long call's stage process (a fork of the fork server, by its name), its init and its sleep: the short
+      // call left nothing, and no spare waits.
+      expect(await until(() => below().length === 3, 40_000), `below: ${below()}`).toBe(true);
+      expect(below().filter((n) => n === 'guarded-shell-i')).toHaveLength(1);
+      // It leads a session of its own (field 6 of its stat): not the server's, so never the server's terminal.
+      const [stageProcess] = descendantsOf([forkServerForTests().pid!]).filter((pid) => readProcStat(pid)?.ppid === forkServerForTests().pid);
+      const session = Number(fs.readFileSync(`/proc/${stageProcess}/stat`, 'latin1').split(') ')[1]!.split(' ')[3]);
+      expect([session, readProcStat(stageProcess!)?.pgid]).toEqual([stageProcess, stageProcess]);
     } finally {
       ac.abort();
       await long;
     }
+    expect(await until(() => below().length === 0, 40_000), `below: ${below()}`).toBe(true);
   }, 90_000);
 
   it('ends a call whose fork server is killed with a clear error, leaves none of its processes, and starts a new one for the next call', async () => {
@@ -116,7 +121,7 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
       const held = fs.openSync(file, 'a');
       fs.renameSync(file, `${file}.checked`);
       fs.writeFileSync(file, '');
-      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', tools: findLinuxTools()!, binary: findForkServer()! } });
+      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', binary: findForkServer()! } });
       const started = launcher.start({
         stages: [launcher.prepare({ file: '/bin/echo', args: ['swapped'] }), launcher.prepare({ file: '/bin/cat', args: [] })],
         env: { PATH: '/usr/bin:/bin' },
@@ -140,7 +145,7 @@ describeWith('fork-server')('the launcher\'s fork server', () => {
     try {
       fs.copyFileSync(findForkServer()!, copy);
       fs.chmodSync(copy, 0o775); // group-writable: another user could put their program in its place
-      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', tools: findLinuxTools()!, binary: copy } });
+      const launcher = createLinuxLauncher({ containment: { kind: 'fork-server', binary: copy } });
       const call = { stages: [launcher.prepare({ file: '/bin/echo', args: ['x'] })], env: { PATH: '/usr/bin:/bin' }, cwd: { real: dir, path: dir, fd: folder }, stdin: 'ignore' as const, stdout: 'pipe' as const };
       forkServerForTests().kill(); // the next call starts a fork server from this binary
       await sleep(100);

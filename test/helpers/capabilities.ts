@@ -154,10 +154,9 @@ export async function probeCapabilities(): Promise<CapabilityMap> {
     // The fork server's own trial: the built binary forks a stage into namespaces of its own.
     'fork-server': () => {
       if (process.platform !== 'linux') return { available: false, reason: `PID namespaces are Linux only (this is ${process.platform})` };
-      const tools = findLinuxTools();
       const binary = findForkServer();
-      if (!tools || !binary) return { available: false, reason: !binary ? 'the build made no fork server (dist/guarded-shell-launcher: no C compiler)' : 'unshare and setpriv (util-linux) or timeout (coreutils) are missing' };
-      return forkServerWorks(binary, tools) ? { available: true, path: binary } : { available: false, reason: `${binary} cannot fork a stage into namespaces of its own here` };
+      if (!binary) return { available: false, reason: 'the build made no fork server (dist/guarded-shell-launcher: no C compiler)' };
+      return forkServerWorks(binary) ? { available: true, path: binary } : { available: false, reason: `${binary} cannot fork a stage into namespaces of its own here` };
     },
     'http-clients': () => {
       for (const n of ['curl', 'wget']) {

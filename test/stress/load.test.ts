@@ -156,8 +156,8 @@ describe('load: 2,000 calls from 16 concurrent clients, concurrency 4', () => {
     expect(rssEnd - rssStart).toBeLessThan(RSS_SLACK_KB);
     expect(secondRoundGrowth).toBeLessThan(SECOND_ROUND_SLACK_KB);
     if (forkServer && forkServerEnd) {
-      // The same process served all 2,000 calls, and is back to its descriptors (the spare's five pipe ends
-      // included) and within 512 KB of its memory (its frame buffer grows once to the largest order).
+      // The same process served all 2,000 calls, and is back to its descriptors and within 512 KB of its memory
+      // (its frame buffer grows once to the largest order).
       expect(forkServerOf(pid)).toBe(forkServer.pid);
       expect(forkServerEnd.fds).toBeLessThanOrEqual(forkServer.fds);
       expect(forkServerEnd.rssKb - forkServer.rssKb).toBeLessThan(512);

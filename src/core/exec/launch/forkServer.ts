@@ -5,23 +5,21 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LaunchCall, LaunchedStage } from './contract';
-import type { Identity, LinuxTools } from './linuxChains';
-import { closeInheritedDescriptors, type Pipe } from './spawn';
+import { closeInheritedDescriptors } from './spawn';
 
 /**
  * The Linux launcher's fork server (forkServer.c): one small C process per server that forks every stage, so that
  * the server, a Node process of tens of MB, forks nothing per command, and each fork costs what a process of a few
- * hundred KB costs. It is PID 1 of a PID namespace of its own, made by unshare, that dies with the server
- * (parent-death signals on it and its parent, and the end of its orders); each stage it forks makes PID, mount and
- * (not as root) user namespaces of its own with their own /proc, whose PID 1 is a fork of the fork server holding the
- * capabilities the command lacks; the command, the stage's next fork (PID 2), has none, and reaches neither this
- * process, nor the server, nor another call (test/conformance). No exec but the command's: what unshare and setpriv
- * would cost in execs per stage (the most expensive step of a start), it does by system calls.
+ * hundred KB costs. It dies with the server (a parent-death signal, and the end of its orders), and every stage it
+ * forks dies with it; each stage makes PID, mount and (not as root) user namespaces of its own with their own /proc,
+ * whose PID 1 is a fork of the fork server holding the capabilities the command lacks; the command, the stage's next
+ * fork (PID 2), has none, and reaches neither this process, nor the server, nor another call (test/conformance). No
+ * exec but the command's: what unshare and setpriv would cost in execs per stage (the most expensive step of a
+ * start), it does by system calls.
  *
- * The fork server makes the pipes; the server opens its ends through /proc/<fork server>/fd/N (it owns the fork
- * server's user namespace, so the kernel lets it) and then tells it to close its copies. What the server checked
- * and holds open (the working directory, an output file) is opened again by its path and accepted only as that
- * very object (device and inode).
+ * The fork server makes the pipes; the server opens its ends through /proc/<fork server>/fd/N (its own user's
+ * process) and then tells it to close its copies. What the server checked and holds open (the working directory, an
+ * output file) is opened again by its path and accepted only as that very object (device and inode).
  */
 
 /** Set by the build (scripts/launcher.mjs): a bare name beside the bundle (dist/), or the checkout's dist/ path. */
@@ -64,27 +62,14 @@ function openForkServer(file: string): number {
 /** The fork server's binary in its process: the descriptor the server opened and checked, given as fd 3. */
 const HELD = '/proc/self/fd/3';
 
-/** A fork server to start: its checked binary and the argv that runs it (HELD in the binary's place). */
-export interface ForkServerCommand {
-  readonly binary: string;
-  readonly argv: readonly string[];
-}
-
 /**
- * How the fork server starts: dying with the server, PID 1 of its namespace; not as root, root of a user namespace
- * (and each stage's user namespace maps the server's own uid and gid only: forkServer.c).
+ * Starts the fork server from its binary, opened and checked, as the descriptor its process gets as fd 3 (HELD),
+ * told this process's pid, with which it dies (forkServer.c).
  */
-export function forkServerArgv(binary: string, tools: LinuxTools, who: Identity, trial = false): ForkServerCommand {
-  const user = who.root ? [] : ['--user', '--map-root-user'];
-  const ids = who.root ? 'root' : `${who.uid}:${who.gid}`;
-  return { binary, argv: [tools.setpriv, '--pdeathsig', 'KILL', '--', tools.unshare, ...user, '--pid', '--fork', '--kill-child', '--', HELD, ids, ...(trial ? ['--trial'] : [])] };
-}
-
-/** Runs `start` with the command's binary opened and checked, as the descriptor its process gets as fd 3. */
-function withHeldBinary<T>(command: ForkServerCommand, start: (stdio3: number) => T): T {
-  const fd = openForkServer(command.binary);
+function startForkServer<T>(binary: string, start: (argv: string[], stdio3: number) => T): T {
+  const fd = openForkServer(binary);
   try {
-    return start(fd);
+    return start([HELD, String(process.pid)], fd);
   } finally {
     fs.closeSync(fd);
   }
@@ -159,19 +144,17 @@ interface Pending {
 class ForkServer {
   private readonly proc: ChildProcess;
   private readonly pending = new Map<string, Pending>();
-  private readonly pipeRequests = new Map<string, { resolve(ends: Pipe[]): void; reject(e: Error): void }>();
   private readonly live = new Map<string, ForkedStage[]>();
   private nextId = 1;
-  private hostPid = 0;
+  private pid = 0;
   private buffer = '';
   private stderr = '';
   private gone: Error | undefined;
   readonly ready: Promise<void>;
 
-  constructor(command: ForkServerCommand) {
+  constructor(binary: string) {
     closeInheritedDescriptors();
-    const { argv } = command;
-    this.proc = withHeldBinary(command, (binary) => spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe', binary], env: { PATH: '/usr/bin:/bin' } }));
+    this.proc = startForkServer(binary, ([file, ...args], held) => spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe', held], env: { PATH: '/usr/bin:/bin' } }));
     this.proc.unref();
     (this.proc.stderr as net.Socket).unref();
     this.proc.stdin!.on('error', () => undefined); // a fork server that died says so by 'close'
@@ -186,8 +169,8 @@ class ForkServer {
       while ((nl = this.buffer.indexOf('\n')) >= 0) {
         const line = this.buffer.slice(0, nl);
         this.buffer = this.buffer.slice(nl + 1);
-        if (line.startsWith('READY ')) {
-          this.hostPid = Number(line.slice(6));
+        if (line === 'READY') {
+          this.pid = this.proc.pid!;
           ready();
         } else this.onLine(line);
       }
@@ -205,18 +188,19 @@ class ForkServer {
   /** An idle fork server must not keep a finished process alive; one starting or running calls must. */
   private holdLoop(): void {
     const out = this.proc.stdout as net.Socket;
-    if (this.pending.size > 0 || this.live.size > 0 || this.pipeRequests.size > 0 || this.hostPid === 0) out.ref();
+    if (this.pending.size > 0 || this.live.size > 0 || this.pid === 0) out.ref();
     else out.unref();
   }
 
-  start(call: LaunchCall): Promise<ForkedStage[]> {
+  /** `contain`: each stage in namespaces of its own; else run as is (a sandbox's stage, which contains itself). */
+  start(call: LaunchCall, contain: boolean): Promise<ForkedStage[]> {
     if (this.gone) return Promise.reject(this.gone);
     const id = String(this.nextId++);
     let fields: string[];
     try {
       const out = call.stdout === 'pipe' ? ['pipe', '-', '0'] : [call.stdout.path, identity(call.stdout.fd), call.stdout.append ? '1' : '0'];
       const env = Object.entries(call.env).map(([k, v]) => `${k}=${v}`);
-      fields = ['S', id, call.cwd.real, identity(call.cwd.fd!), call.stdin === 'pipe' ? 'pipe' : 'null', ...out, String(env.length), ...env, String(call.stages.length), ...call.stages.flatMap((s) => [String(s.args.length + 1), s.file, ...s.args])];
+      fields = ['S', id, call.cwd.real, identity(call.cwd.fd!), call.stdin === 'pipe' ? 'pipe' : 'null', ...out, contain ? '1' : '0', String(env.length), ...env, String(call.stages.length), ...call.stages.flatMap((s) => [String(s.args.length + 1), s.file, ...s.args])];
     } catch (e) {
       return Promise.reject(e as Error);
     }
@@ -229,47 +213,10 @@ class ForkServer {
     });
   }
 
-  /** `n` real pipes (blocking descriptors of this process, the caller's to close), for stages spawned by Node. */
-  pipes(n: number): Promise<Pipe[]> {
-    if (this.gone) return Promise.reject(this.gone);
-    const id = String(this.nextId++);
-    return new Promise((resolve, reject) => {
-      this.pipeRequests.set(id, { resolve, reject });
-      this.proc.stdin!.write(frame(['M', id, String(n)]));
-      this.holdLoop();
-    });
-  }
-
-  private madePipes(id: string, ends: string[]): void {
-    const request = this.pipeRequests.get(id);
-    this.pipeRequests.delete(id);
-    const opened: number[] = [];
-    try {
-      const pipes = ends.map((pair) => {
-        const [r, w] = pair.split(',');
-        const read = this.openTheirs(r!, fs.constants.O_RDONLY);
-        opened.push(read);
-        const write = this.openTheirs(w!, fs.constants.O_WRONLY);
-        opened.push(write);
-        return { read, write };
-      });
-      request?.resolve(pipes);
-    } catch (e) {
-      for (const fd of opened) fs.closeSync(fd);
-      request?.reject(e as Error);
-    } finally {
-      this.proc.stdin!.write(frame(['A', id]));
-    }
-  }
-
   private onLine(line: string): void {
     const [kind, id, ...rest] = line.split(' ');
     if (kind === 'S') this.started(id!, rest);
-    else if (kind === 'M') this.madePipes(id!, rest);
-    else if (kind === 'F' && this.pipeRequests.has(id!)) {
-      this.pipeRequests.get(id!)!.reject(new Error(`the launcher's fork server made no pipe: ${rest.join(' ')}`));
-      this.pipeRequests.delete(id!);
-    } else if (kind === 'F') {
+    else if (kind === 'F') {
       const p = this.pending.get(id!);
       this.pending.delete(id!);
       const why = rest.join(' ');
@@ -283,7 +230,7 @@ class ForkServer {
 
   /** A pipe end the fork server made, opened here by its descriptor number there. */
   private openTheirs(n: string, flags: number): number {
-    return fs.openSync(`/proc/${this.hostPid}/fd/${n}`, flags);
+    return fs.openSync(`/proc/${this.pid}/fd/${n}`, flags);
   }
 
   /** The server's end of a pipe the fork server made, by its descriptor number there (non-blocking). */
@@ -303,17 +250,17 @@ class ForkServer {
       opened.push(s);
       return s;
     };
-    const hostPids = pids!.split(',').map(Number);
+    const stagePids = pids!.split(',').map(Number);
     const errs = stderrs!.split(',');
     try {
       const first = end(stdin, true);
       const last = end(stdout, false);
-      const stages = hostPids.map((pid, i) => new ForkedStage(pid, i === 0 ? first : null, i === hostPids.length - 1 ? last : null, end(errs[i], false)));
+      const stages = stagePids.map((pid, i) => new ForkedStage(pid, i === 0 ? first : null, i === stagePids.length - 1 ? last : null, end(errs[i], false)));
       this.live.set(id, stages);
       p.resolve(stages);
     } catch (e) {
       for (const s of opened) s.destroy();
-      for (const pid of hostPids) this.signalGroup(pid);
+      for (const pid of stagePids) this.signalGroup(pid);
       // Its descriptors are gone only with the fork server itself (it keeps them until our 'A'): say that.
       const ended = (e as NodeJS.ErrnoException).code === 'ENOENT';
       p.reject(new Error(ended ? "the launcher's fork server ended before the command's pipes were taken" : `cannot take the command's pipes from the launcher's fork server: ${(e as Error).message}`));
@@ -336,8 +283,6 @@ class ForkServer {
     failed(error);
     for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
-    for (const p of this.pipeRequests.values()) p.reject(error);
-    this.pipeRequests.clear();
     // Its stages died with it (its namespace, and theirs inside it, ended): reported killed, and why.
     for (const stages of this.live.values()) for (const s of stages) s.ended(9, error);
     this.live.clear();
@@ -351,44 +296,34 @@ class ForkServer {
 let current: ForkServer | undefined;
 
 /** This process's fork server, started (or restarted) when needed, once it is ready. */
-async function forkServer(command: () => ForkServerCommand): Promise<ForkServer> {
-  if (!current?.alive) current = new ForkServer(command());
+async function forkServer(binary: string): Promise<ForkServer> {
+  if (!current?.alive) current = new ForkServer(binary);
   const server = current;
   await server.ready;
   return server;
 }
 
-/** Starts a call's stages through this process's fork server. */
-export async function startForked(command: () => ForkServerCommand, call: LaunchCall): Promise<LaunchedStage[]> {
-  return (await forkServer(command)).start(call);
-}
-
-/**
- * Real pipes for a call whose stages Node spawns (the sandbox, the exec chain): made by this process's fork server,
- * starting it when needed. Node's own stdio "pipes" are socket pairs, where a reader that ends early makes its writer
- * fail with ECONNRESET ("Connection reset by peer") instead of dying of SIGPIPE as in a shell.
- */
-export async function forkServerPipes(command: () => ForkServerCommand, n: number): Promise<Pipe[]> {
-  return (await forkServer(command)).pipes(n);
+/** Starts a call's stages through this process's fork server (`contain`: in namespaces it makes for each). */
+export async function startForked(binary: string, call: LaunchCall, contain = true): Promise<LaunchedStage[]> {
+  return (await forkServer(binary)).start(call, contain);
 }
 
 /** The start-up probe's blocking trial: the fork server runs `program` (given its stage argv) once; its exit status. */
-export function forkServerTrialSync(command: ForkServerCommand, stageArgv: readonly string[], timeoutMs = 5000): number | undefined {
+export function forkServerTrialSync(binary: string, stageArgv: readonly string[], timeoutMs = 5000): number | undefined {
   const root = fs.openSync('/', 'r');
   let order: Buffer;
   try {
-    order = frame(['S', '1', '/', identity(root), 'null', 'pipe', '-', '0', '1', 'PATH=/usr/bin:/bin', '1', String(stageArgv.length), ...stageArgv]);
+    order = frame(['S', '1', '/', identity(root), 'null', 'pipe', '-', '0', '1', '1', 'PATH=/usr/bin:/bin', '1', String(stageArgv.length), ...stageArgv]);
   } finally {
     fs.closeSync(root);
   }
-  const { argv } = command;
-  const r = withHeldBinary(command, (binary) => spawnSync(argv[0]!, argv.slice(1), { input: order, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe', binary] }));
+  const r = startForkServer(binary, ([file, ...args], held) => spawnSync(file!, args, { input: order, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe', held] }));
   const status = /^X 1 0 (\d+)$/m.exec(r.stdout ?? '')?.[1];
   return status === undefined ? undefined : Number(status) >> 8;
 }
 
-/** For tests: the running fork server's pid on the host, and a way to kill it (the next call starts a new one). */
+/** For tests: the running fork server's pid, and a way to kill it (the next call starts a new one). */
 export function forkServerForTests(): { readonly pid: number | undefined; kill(): void } {
-  const s = current?.alive ? (current as unknown as { hostPid: number }) : undefined;
-  return { pid: s?.hostPid, kill: () => current?.kill() };
+  const s = current?.alive ? (current as unknown as { pid: number }) : undefined;
+  return { pid: s?.pid, kill: () => current?.kill() };
 }

@@ -6,7 +6,7 @@ import type { CallProcesses, LaunchCall, LaunchedStage, Launcher, PreparedStage,
 import { currentIdentity, findLinuxTools, namespacesChain, type Identity, type LinuxTools } from './linuxChains';
 import { stopGroups, sweepGroups } from './posix';
 import { startError } from './preflight';
-import { findForkServer, forkServerArgv, forkServerPipes, forkServerTrialSync, startForked, type ForkServerCommand } from './forkServer';
+import { findForkServer, forkServerTrialSync, startForked } from './forkServer';
 import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
 
 /**
@@ -25,7 +25,7 @@ import { spawnCall, trialRun, trialRunSync, unstarted } from './spawn';
  */
 
 export type LinuxContainment =
-  | { readonly kind: 'fork-server'; readonly tools: LinuxTools; readonly binary: string }
+  | { readonly kind: 'fork-server'; readonly binary: string }
   | { readonly kind: 'namespaces'; readonly tools: LinuxTools }
   | { readonly kind: 'plain'; readonly limitation: string };
 
@@ -71,24 +71,16 @@ export function createLinuxLauncher(o: LinuxLauncherOptions): Launcher {
           if (error) return [unstarted(error)];
         }
       }
-      const forkServer = c.kind === 'fork-server' ? () => forkServerArgv(c.binary, c.tools, who) : undefined;
-      const stages = way === 'fork-server' && forkServer ? await startForked(forkServer, call) : spawnCall(call, way === 'plain', await realPipes(forkServer, call));
+      // The fork server starts the sandbox's stages too where it runs (as is: they contain themselves), connected by
+      // real pipes; Node's own are socket pairs, whose writer gets ECONNRESET, not SIGPIPE, when its reader ends early.
+      const forked = c.kind === 'fork-server' && (way === 'fork-server' || way === 'bwrap');
+      const stages = forked ? await startForked(c.binary, call, way === 'fork-server') : spawnCall(call, way === 'plain');
       for (const s of stages) ways.set(s, way);
       return stages;
     },
     stop: (call, graceMs) => stopGroups(call, graceMs, namespaced(call)),
     sweep: (call) => sweepGroups(call, namespaced(call)),
   };
-}
-
-/**
- * Stages Node spawns (the sandbox, the exec chain) are connected by real pipes where the fork server runs: Node's own
- * are socket pairs, whose writer gets ECONNRESET when its reader ends early (`yes | head`), not SIGPIPE. Without the
- * fork server (not built, or not running here), socket pairs.
- */
-async function realPipes(forkServer: (() => ForkServerCommand) | undefined, call: LaunchCall) {
-  if (!forkServer || call.stages.length < 2) return undefined;
-  return forkServerPipes(forkServer, call.stages.length - 1).catch(() => undefined);
 }
 
 /**
@@ -115,21 +107,26 @@ const TRIAL: Program = { file: '/bin/sh', args: ['-c', 'exit $(($$ + 1))'] };
 let probed: LinuxContainment | undefined;
 
 /**
- * Which containment works here, by real trial runs (once per process): the fork server (its binary and namespaces), else
- * the exec chain (namespaces), else plain.
+ * Which containment works here, by real trial runs (once per process): the fork server (its binary, which needs
+ * nothing else), else the exec chain (namespaces, through util-linux), else plain.
  */
 export function probeLinuxContainment(who: Identity = currentIdentity()): LinuxContainment {
   if (probed) return probed;
-  const tools = findLinuxTools();
-  if (!tools) return (probed = plainBecause(NO_TOOLS));
   const binary = findForkServer();
-  if (binary && forkServerWorks(binary, tools, who)) return (probed = { kind: 'fork-server', tools, binary });
-  return (probed = namespacesWork(tools, who) ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)'));
+  const forked = binary !== undefined && forkServerWorks(binary);
+  const tools = forked ? undefined : findLinuxTools();
+  return (probed = chosen(forked ? binary : undefined, tools, tools !== undefined && namespacesWork(tools, who)));
+}
+
+function chosen(forkServer: string | undefined, tools: LinuxTools | undefined, chained: boolean): LinuxContainment {
+  if (forkServer) return { kind: 'fork-server', binary: forkServer };
+  if (!tools) return plainBecause(NO_TOOLS);
+  return chained ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)');
 }
 
 /** The fork server's own trial, blocking: a stage it forks runs as PID 2 of a namespace of its own. */
-export function forkServerWorks(binary: string, tools: LinuxTools, who: Identity = currentIdentity()): boolean {
-  return forkServerTrialSync(forkServerArgv(binary, tools, who, true), [TRIAL.file, ...TRIAL.args]) === 3;
+export function forkServerWorks(binary: string): boolean {
+  return forkServerTrialSync(binary, [TRIAL.file, ...TRIAL.args]) === 3;
 }
 
 /** The exec chain's own trial, blocking: the command runs as PID 2 of a namespace of its own. */
@@ -143,19 +140,17 @@ export function namespacesWork(tools: LinuxTools, who: Identity = currentIdentit
  */
 export async function probeLinuxContainmentAsync(who: Identity = currentIdentity()): Promise<LinuxContainment> {
   if (probed) return probed;
-  const tools = findLinuxTools();
-  if (!tools) return (probed ??= plainBecause(NO_TOOLS));
   const binary = findForkServer();
-  if (binary && (await forkedTrial(binary, tools, who)) === 3) return (probed ??= { kind: 'fork-server', tools, binary });
-  const status = await trialRun(namespacesChain(TRIAL, tools, who));
-  return (probed ??= status === 3 ? { kind: 'namespaces', tools } : plainBecause('no PID namespace can be made here (the trial run of unshare failed)'));
+  const forked = binary !== undefined && (await forkedTrial(binary)) === 3;
+  const tools = forked ? undefined : findLinuxTools();
+  return (probed ??= chosen(forked ? binary : undefined, tools, tools !== undefined && (await trialRun(namespacesChain(TRIAL, tools, who))) === 3));
 }
 
-async function forkedTrial(binary: string, tools: LinuxTools, who: Identity): Promise<number | null> {
+async function forkedTrial(binary: string): Promise<number | null> {
   let root: number | undefined;
   try {
     root = fs.openSync('/', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    const [stage] = await startForked(() => forkServerArgv(binary, tools, who), {
+    const [stage] = await startForked(binary, {
       stages: [TRIAL],
       env: { PATH: '/usr/bin:/bin' },
       cwd: { real: '/', path: '/', fd: root },

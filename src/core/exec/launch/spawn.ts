@@ -4,12 +4,6 @@ import * as fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { LaunchCall, LaunchedStage } from './contract';
 
-/** A pipe's two ends, as descriptors of this process. */
-export interface Pipe {
-  readonly read: number;
-  readonly write: number;
-}
-
 /**
  * The one place a process is started (eslint forbids `child_process` anywhere else, src/core/exec/launch/ aside):
  * a call's stages by Node's spawn, for every launcher that starts them that way; and the short programs the server
@@ -25,30 +19,16 @@ export interface Pipe {
  * writes. Every descendant inherits it unless it closes it, so the stage's 'close' waits for an escaped (setsid)
  * process that keeps it, and the supervisor goes looking for it without a /proc scan on every call.
  */
-export function spawnCall(call: LaunchCall, lifeline = false, pipes?: readonly Pipe[]): ChildProcess[] {
+export function spawnCall(call: LaunchCall, lifeline = false): ChildProcess[] {
   closeInheritedDescriptors();
   const started: ChildProcess[] = [];
-  try {
-    spawnStages(call, lifeline, pipes, started);
-  } finally {
-    // The stages hold their ends now: ours would keep a reader from its end of file and a writer from its SIGPIPE.
-    for (const p of pipes ?? []) for (const fd of [p.read, p.write]) fs.closeSync(fd);
-  }
-  return started;
-}
-
-/**
- * `pipes` (one per pair of stages: real pipes, from the fork server) connect the stages where given; otherwise Node's
- * own stdio pipes do, which are socket pairs (a writer whose reader ended gets ECONNRESET, not SIGPIPE).
- */
-function spawnStages(call: LaunchCall, lifeline: boolean, pipes: readonly Pipe[] | undefined, started: ChildProcess[]): void {
   let previous: Readable | null = null;
   for (let i = 0; i < call.stages.length; i++) {
     const { file, args, argv0 } = call.stages[i]!;
     const last = i === call.stages.length - 1;
     const stdio: StdioOptions = [
-      i > 0 ? (pipes?.[i - 1]?.read ?? previous ?? 'ignore') : call.stdin,
-      last && call.stdout !== 'pipe' ? call.stdout.fd : last ? 'pipe' : (pipes?.[i]?.write ?? 'pipe'),
+      i > 0 ? (previous ?? 'ignore') : call.stdin,
+      last && call.stdout !== 'pipe' ? call.stdout.fd : 'pipe',
       'pipe',
       ...(lifeline ? ['pipe' as const] : []),
     ];
@@ -58,10 +38,11 @@ function spawnStages(call: LaunchCall, lifeline: boolean, pipes: readonly Pipe[]
     // The next stage holds the pipe now; our copy would keep it open and, read here, steal its data. Destroyed at
     // once, before the event loop could read a byte.
     previous?.destroy();
-    previous = last || pipes ? null : child.stdout;
+    previous = last ? null : child.stdout;
     if (child.pid === undefined) break; // its 'error' follows on the next tick
   }
   previous?.destroy();
+  return started;
 }
 
 /** A stage that never started: its 'error' on the next tick, as from a failed spawn, and nothing else. */

@@ -80,7 +80,11 @@ export async function startStandalone(
     // Commands then run without a HOME of their own (as before there was one); the server still serves.
     if (!options.quiet) streams.err.write(`guarded-shell: commands get no HOME of their own: ${(e as Error).message}\n`);
   }
-  ctx.ready = Promise.all([probeOnce(), probeOverlayOnce()]).then(
+  // Without a sandbox the sandbox's and the preview's trials wait until the transport is up and has read what came
+  // (`probesMayStart` below): five spawns of this process on the start's way for nothing its sessions are told.
+  let probesMayStart: () => void = () => undefined;
+  const probesMay = policy.isolation === 'none' ? new Promise<void>((resolve) => (probesMayStart = resolve)) : Promise.resolve();
+  ctx.ready = probesMay.then(() => Promise.all([probeOnce(), probeOverlayOnce()])).then(
     ([probe, overlay]) => {
       ctx.isolationFor = (p) => isolationFor(p, probe, ctx.surroundingsFor(p), undefined, overlay);
       ctx.isolation = ctx.isolationFor(ctx.policy); // the policy of this moment: settings may have changed since
@@ -95,7 +99,7 @@ export async function startStandalone(
     policy.isolation === 'none'
       ? containmentOnce().then(() => {
           if (ctx.isolation === PROBE_PENDING && ctx.policy.isolation === 'none') ctx.isolation = isolationWithoutSandbox(ctx.policy, ctx.surroundingsFor(ctx.policy));
-        }, () => ctx.ready)
+        }, () => (probesMayStart(), ctx.ready))
       : ctx.ready;
   // A host approver (VS Code) answers for every session. Otherwise `approver` decides (docs/approvals.md): the
   // local approval page (web), the page unless the client offers elicitation (auto), or elicitation.
@@ -128,6 +132,7 @@ export async function startStandalone(
     url = http.url;
     closeTransport = () => http.close();
   }
+  setImmediate(probesMayStart); // (after this turn's reads: a client's first request is answered before they start)
   const started = { transport: options.transport, root: policy.root, mode: policy.mode, ...(url && { url }) };
   // Recorded now: the transport waited until the isolation sessions are told was known; before any call's events,
   // which wait for every probe (ctx.ready).

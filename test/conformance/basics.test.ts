@@ -70,8 +70,9 @@ for (const p of PATHS) {
       expect(r.stdout.length).toBe(64 * 1024);
     });
 
-    // Real pipes between stages wherever the fork server runs (it makes them for the stages Node spawns too): Node's own
-    // are socket pairs, whose writer gets ECONNRESET ("Connection reset by peer") when its reader ends early.
+    // Real pipes between stages, and to the server, wherever the fork server runs (it starts bubblewrap's stages too):
+    // Node's own are socket pairs, whose writer gets ECONNRESET ("Connection reset by peer") when its reader ends
+    // early, and which a program cannot reopen by name (/dev/stdin: ENXIO).
     if (p.name === 'fork-server' || p.name === 'bwrap') it('lets a pipeline\'s writer die of SIGPIPE when its reader ends early (yes | head -n 1), as in a shell', async () => {
       const r = await ex.run({
         stages: [way.prepare({ file: '/usr/bin/yes', args: [] }, ws.root), way.prepare({ file: '/usr/bin/head', args: ['-n', '1'] }, ws.root)],
@@ -84,6 +85,19 @@ for (const p of PATHS) {
       expect([r.outcome, r.stdout, r.stderr]).toEqual(['ok', 'y\n', '']);
       // 141 where the namespace's init (coreutils' timeout, in the sandbox) reports its child's signal so.
       expect(r.stages[0]?.signal === 'SIGPIPE' || r.stages[0]?.exitCode === 141, JSON.stringify(r.stages)).toBe(true);
+    });
+
+    if (p.name === 'fork-server' || p.name === 'bwrap') it('lets a command reopen its input by name (cat /dev/stdin), as in a shell', async () => {
+      const r = await ex.run({
+        stages: [way.prepare({ file: '/bin/cat', args: ['/dev/stdin'] }, ws.root)],
+        launcher: way.launcher,
+        cwd: ws.root,
+        env: { PATH: '/usr/bin:/bin' },
+        stdin: 'given\n',
+        timeoutMs: 20_000,
+        outputLimitBytes: 1 << 20,
+      });
+      expect([r.outcome, r.stdout, r.stderr]).toEqual(['ok', 'given\n', '']);
     });
 
     it('runs in the workspace folder that was checked', async () => {

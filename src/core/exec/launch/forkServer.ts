@@ -136,7 +136,6 @@ class ForkedStage extends EventEmitter implements LaunchedStage {
 }
 
 interface Pending {
-  readonly call: LaunchCall;
   resolve(stages: ForkedStage[]): void;
   reject(e: Error): void;
 }
@@ -207,7 +206,7 @@ class ForkServer {
     const bad = fields.find((f) => NUL.test(f));
     if (bad !== undefined) return Promise.reject(new Error(`an argument or environment value contains a NUL byte: ${JSON.stringify(bad.slice(0, 40))}`));
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { call, resolve, reject });
+      this.pending.set(id, { resolve, reject });
       this.proc.stdin!.write(frame(fields));
       this.holdLoop();
     });
@@ -228,14 +227,9 @@ class ForkServer {
     }
   }
 
-  /** A pipe end the fork server made, opened here by its descriptor number there. */
-  private openTheirs(n: string, flags: number): number {
-    return fs.openSync(`/proc/${this.pid}/fd/${n}`, flags);
-  }
-
-  /** The server's end of a pipe the fork server made, by its descriptor number there (non-blocking). */
+  /** The server's end of a pipe the fork server made, opened by its descriptor number there (non-blocking). */
   private openEnd(n: string, write: boolean): net.Socket {
-    const fd = this.openTheirs(n, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
+    const fd = fs.openSync(`/proc/${this.pid}/fd/${n}`, (write ? fs.constants.O_WRONLY : fs.constants.O_RDONLY) | fs.constants.O_NONBLOCK);
     return new net.Socket({ fd, readable: !write, writable: write });
   }
 

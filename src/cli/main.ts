@@ -12,6 +12,7 @@ import { connectionHelp, exposureWarning } from './connectionHelp';
 import { startFailure, StartError } from './startFailure';
 import { launchLayer } from './transport';
 import { FlagError, helpText, parseFlags } from './flags';
+import { previewUnavailableNote } from '../core/effects/commandEffects';
 
 declare const GUARDED_SHELL_VERSION: string | undefined;
 const VERSION = typeof GUARDED_SHELL_VERSION === 'string' ? GUARDED_SHELL_VERSION : '0.0.0-dev';
@@ -45,6 +46,8 @@ async function main(argv: readonly string[]): Promise<void> {
   // The sandbox probe runs in the background (calls wait for it): its warning follows as soon as it answers.
   void server.ctx.ready.then(() => {
     if (server.ctx.isolation.warning) err.write(`guarded-shell: ${server.ctx.isolation.warning}\n`);
+    const preview = previewUnavailableNote(server.ctx.policy, server.ctx.isolation);
+    if (preview) err.write(`guarded-shell: ${preview}\n`);
     // Which allowlist entries cannot run depends on the sandbox the probe found.
     const never = unrunnableNote(settings.policy, isolationOutcomeOf(server.ctx.isolation) === 'sandboxed');
     if (never) err.write(`guarded-shell: ${never}\n`);

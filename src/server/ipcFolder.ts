@@ -16,6 +16,7 @@ import { undoChange, UNDO_TOOL } from '../core/files/undo';
 import { startStandalone, type StandaloneServer } from './standalone';
 import { unrunnableNote } from './tools/describe';
 import { isolationOutcomeOf } from '../core/isolationState';
+import { previewUnavailableNote } from '../core/effects/commandEffects';
 
 /** How often the panel's list asks the background commands' bridges which ports they listen on. */
 const PORTS_REFRESH_MS = 5000;
@@ -179,6 +180,8 @@ export class IpcFolder {
       };
       this.log('info', `serving ${ctx.policy.root} at ${url} (mode ${modeLabel(ctx.policy.mode)}, isolation ${ctx.isolation.kind})`);
       if (ready.warning) this.log('warn', ready.warning);
+      const preview = previewUnavailableNote(ctx.policy, ctx.isolation);
+      if (preview) this.log('warn', preview);
       // Which allowlist entries cannot run depends on the sandbox: said once the probe has answered.
       void ctx.ready.then(() => {
         const never = unrunnableNote(ctx.policy, isolationOutcomeOf(ctx.isolation) === 'sandboxed');

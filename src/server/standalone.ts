@@ -81,7 +81,7 @@ export async function startStandalone(
     if (!options.quiet) streams.err.write(`guarded-shell: commands get no HOME of their own: ${(e as Error).message}\n`);
   }
   // Without a sandbox the sandbox's and the preview's trials wait until the transport is up and has read what came
-  // (`probesMayStart` below): five spawns of this process on the start's way for nothing its sessions are told.
+  // (`probesMayStart` below): four spawns of this process on the start's way for nothing its sessions are told.
   let probesMayStart: () => void = () => undefined;
   const probesMay = policy.isolation === 'none' ? new Promise<void>((resolve) => (probesMayStart = resolve)) : Promise.resolve();
   ctx.ready = probesMay.then(() => Promise.all([probeOnce(), probeOverlayOnce()])).then(

@@ -87,6 +87,16 @@ export function previewRefusal(c: EffectCall): string | undefined {
   return undefined;
 }
 
+/**
+ * Said once at start (the CLI's stderr, VS Code's output): previews are wanted, the sandbox runs, but no view can be
+ * made here, and why. Otherwise approved commands silently run in the folder (checkpointed for Undo) with no card.
+ */
+export function previewUnavailableNote(p: Policy, isolation: IsolationState): string | undefined {
+  const support = isolation.preview;
+  if (p.commandPreview === 'off' || workspaceReadOnly(p.mode) || !support || !('unavailable' in support)) return undefined;
+  return `Command preview is unavailable here (${support.unavailable}): approved commands write the folder directly, checkpointed for Undo where checkpoints are on.`;
+}
+
 /** Before the run: a view to run in, a snapshot to compare with, or nothing. */
 export async function prepareEffect(deps: EffectDeps, c: EffectCall): Promise<EffectPlan> {
   const refusal = previewRefusal(c);

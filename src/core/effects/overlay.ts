@@ -134,8 +134,10 @@ export type OverlayProbe = { readonly available: true; readonly tools: OverlayTo
 /**
  * Can a view be made here? Once at start: the programs, then a real trial (the step in front of `true`, then the
  * opaque-folder reader on what it left). `parent`: where the views go (the host's storage, or the temp folder).
+ * `timeoutMs` is generous: its answer holds for the process's life, and a machine busy starting VS Code must not lose
+ * previews over a slow trial (only a trial that hangs waits that long, and the first call with it).
  */
-export async function probeOverlay(parent?: string, timeoutMs = 5000): Promise<OverlayProbe> {
+export async function probeOverlay(parent?: string, timeoutMs = 15_000): Promise<OverlayProbe> {
   if (process.platform !== 'linux') return { available: false, reason: 'previewing a command needs Linux (overlayfs)' };
   const unshare = systemProgram('unshare');
   const mount = systemProgram('mount');

@@ -102,7 +102,7 @@ describe('what the start-up prints', () => {
 
 describe('token file ownership', () => {
   // Skipped unless the tests run as root: only root can give the file to another user (CI runs as root).
-  it.skipIf(process.getuid?.() !== 0)("a root server refuses a token file another user owns (that user chose the token)", () => {
+  it.skipIf(process.getuid?.() !== 0)("a root server refuses a token file another user owns (that user chose the token)", () => { // skipped: not root
     const file = path.join(dir, 'foreign-token');
     fs.writeFileSync(file, 'z'.repeat(32) + '\n', { mode: 0o600 });
     fs.chownSync(file, 65534, 65534);

@@ -446,7 +446,7 @@ describe('every VS Code setting holds across extension → IPC → server → to
   for (const key of VSCODE_SETTING_KEYS) {
     const effect = EFFECTS[key];
     // Skipped only for a key without an effect test, which the test above already fails on.
-    it.skipIf(!effect)(`${PREFIX}${key}`, async (ctx) => {
+    it.skipIf(!effect)(`${PREFIX}${key}`, async (ctx) => { // skipped: no effect test for this key (failed above)
       if (effect!.needsSandbox) skipWithout(ctx, 'bubblewrap');
       const layer = settingsFromVscode({ ...BASE, ...effect!.settings }).layer;
       const env = { ...process.env, ...effect!.env };

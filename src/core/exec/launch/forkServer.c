@@ -359,15 +359,14 @@ static void release(const char *id) {
     if (strcmp(held[i].id, id) == 0) close(held[i].fd), held[i--] = held[--nheld];
 }
 
-/* Says "X id stage status" for a stage process that ended; 0 if it was none (one of a call that failed). */
-static int report(pid_t pid, int st) {
+/* Says "X id stage status" for a stage process that ended (nothing for one of a call that failed to start). */
+static void report(pid_t pid, int st) {
   for (size_t i = 0; i < nstages; i++) {
     if (stage_of[i].pid != pid) continue;
     say(1, "X %s %d %d\n", stage_of[i].id, stage_of[i].index, st);
     stage_of[i] = stage_of[--nstages];
-    return 1;
+    return;
   }
-  return 0;
 }
 
 static void reap(void) {

@@ -277,7 +277,7 @@ class ForkServer {
     failed(error);
     for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
-    // Its stages died with it (its namespace, and theirs inside it, ended): reported killed, and why.
+    // Its stages died with it (their parent-death signals, and with them their namespaces): reported killed, and why.
     for (const stages of this.live.values()) for (const s of stages) s.ended(9, error);
     this.live.clear();
   }

@@ -33,7 +33,7 @@ export interface FailureSigns {
  * lock file over the read-only configuration file ("could not write config file .git/config: Device or resource
  * busy": a file bound read-only cannot be replaced).
  */
-const GIT_PATH = String.raw`(?:^|[\s'"‘\`(/=])\.git(?:[/\s'"’\`):]|$)`;
+const GIT_PATH = String.raw`(?:^|[\s'"\u2018\`(/=])\.git(?:[/\s'"\u2019\`):]|$)`;
 const REFUSED_WRITE = '(?:Read-only file system|Device or resource busy)';
 const EROFS_GIT = new RegExp(`${GIT_PATH}.*${REFUSED_WRITE}|${REFUSED_WRITE}.*${GIT_PATH}`, 'm');
 
@@ -58,7 +58,7 @@ const MISSING = [
   /^(?:.*?: )?(?:line \d+: )?([^\s:]+): command not found$/, // bash: "bash: line 1: python: command not found"
   /^[^:\n]+: \d+: ([^\s:]+): not found$/, // dash: "/bin/sh: 1: python: not found"
   /command not found: (\S+)$/, // zsh: "zsh:1: command not found: python"
-  /^(?:\S*\/)?(?:make(?:\[\d+\])?|env|xargs|nice|nohup|timeout|stdbuf|setsid|flock|ionice|chrt|time): ['‘]?([^\s'’:]+)['’]?: No such file or directory$/, // make, env, xargs …
+  /^(?:\S*\/)?(?:make(?:\[\d+\])?|env|xargs|nice|nohup|timeout|stdbuf|setsid|flock|ionice|chrt|time): ['\u2018]?([^\s'\u2019:]+)['\u2019]?: No such file or directory$/, // make, env, xargs …
   /\bspawn(?:Sync)? (\S+) ENOENT\b/, // node's child_process, and the server's own "spawn python ENOENT"
   /FileNotFoundError: \[Errno 2\] No such file or directory: '([^'/\s]+)'$/, // Python's subprocess
 ];

@@ -21,7 +21,7 @@ import { ToolError } from '../errors';
  * descriptor; Windows would need handles opened with FILE_FLAG_OPEN_REPARSE_POINT).
  */
 
-const DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)$/i;
+const DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$|clock\$)$/i;
 
 /** Why Windows would not read `p` as the plain path its text shows, or undefined. */
 export function windowsPathProblem(p: string): string | undefined {

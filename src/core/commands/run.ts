@@ -230,26 +230,27 @@ async function execute(
   isolation: IsolationState, gated: { waitedMs: number; approvedBy?: string }, note: { undone?: string }, developer: DeveloperContext | undefined,
   view: OverlayView | undefined, overrides?: SpecOverrides, publishFor?: BackgroundRun,
 ): Promise<CommandResult> {
+  // Without a proxy the call has no network of its own to open or close (and no AbortController to abort: aborting
+  // one builds a DOMException, a tenth of a call's own CPU in the profile).
+  if (!isolation.proxy || !deps.egress) return executeWired(deps, call, request, plan, env, policy, isolation, gated, note, developer, undefined, view, overrides);
   // The call's egress proxy, the only way out of its sandbox; closed (its tunnels cut, an open card withdrawn)
   // once every process of the call is gone. With it, the folder's port bridge (background/network.ts).
   const ended = new AbortController();
-  let proxy: ProxySession | undefined;
-  if (isolation.proxy && deps.egress) {
-    try {
-      proxy = await deps.egress.open({
-        decide: hostDecider(policy, deps, {
-          tool: call.tool, command: key, signal: ended.signal,
-          ...(call.client && { client: call.client }), ...(call.relatedRequestId !== undefined && { relatedRequestId: call.relatedRequestId }),
-        }),
-        addressPolicy: policy.fetch,
-        connectTimeoutMs: policy.fetch.timeoutSeconds * 1000,
-      });
-    } catch (e) {
-      return denied({ code: 'ISOLATION_UNAVAILABLE', message: `The egress proxy could not start: ${(e as Error).message}`, rule: 'isolation.proxy-failed' }, isolation.kind, gated.waitedMs);
-    }
+  let proxy: ProxySession;
+  try {
+    proxy = await deps.egress.open({
+      decide: hostDecider(policy, deps, {
+        tool: call.tool, command: key, signal: ended.signal,
+        ...(call.client && { client: call.client }), ...(call.relatedRequestId !== undefined && { relatedRequestId: call.relatedRequestId }),
+      }),
+      addressPolicy: policy.fetch,
+      connectTimeoutMs: policy.fetch.timeoutSeconds * 1000,
+    });
+  } catch (e) {
+    return denied({ code: 'ISOLATION_UNAVAILABLE', message: `The egress proxy could not start: ${(e as Error).message}`, rule: 'isolation.proxy-failed' }, isolation.kind, gated.waitedMs);
   }
   let ports: PortBridge | undefined;
-  if (proxy && deps.egress && deps.background) {
+  if (deps.background) {
     try {
       ports = await openPortBridge(deps.background.runs, deps.egress, publishFor);
     } catch (e) {
@@ -260,16 +261,16 @@ async function execute(
   const onCancel = (): void => ended.abort();
   call.signal?.addEventListener('abort', onCancel, { once: true });
   try {
-    const wiring = proxy && { socket: proxy.socketPath, perl: isolation.proxy!.perl, ...ports?.wiring };
-    const r = await executeWired(deps, call, request, plan, proxy ? { ...env, ...proxyEnv() } : env, policy, isolation, gated, note, developer, wiring, view, overrides);
+    const wiring = { socket: proxy.socketPath, perl: isolation.proxy.perl, ...ports?.wiring };
+    const r = await executeWired(deps, call, request, plan, { ...env, ...proxyEnv() }, policy, isolation, gated, note, developer, wiring, view, overrides);
     ended.abort();
-    const record = await proxy?.close();
-    return record && record.attempts.length ? { ...r, network: record } : r;
+    const record = await proxy.close();
+    return record.attempts.length ? { ...r, network: record } : r;
   } finally {
     ended.abort();
     call.signal?.removeEventListener('abort', onCancel);
     ports?.close();
-    await proxy?.close();
+    await proxy.close();
   }
 }
 

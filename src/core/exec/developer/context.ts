@@ -4,7 +4,8 @@ import { isInside } from '../../paths/confine';
 import { sandboxPaths } from '../../paths/guard';
 import type { Policy } from '../../policy';
 import { DEFAULT_SAFE_PATH } from '../env';
-import { readGitIdentity, type GitIdentity } from './gitIdentity';
+import type { GitIdentity } from './gitIdentity';
+import { cachedGitIdentity } from './identityCache';
 import { findToolchain, type Toolchain } from './toolchains';
 
 /**
@@ -18,7 +19,7 @@ export interface DeveloperContext {
   readonly home?: string;
   /** Undefined when `toolchainPath` is off. */
   readonly toolchain?: Toolchain;
-  /** Read per call: an edited ~/.gitconfig applies to the next command. */
+  /** As the files say at each call: an edited ~/.gitconfig applies to the next command (identityCache.ts). */
   readonly identity?: GitIdentity;
 }
 
@@ -58,7 +59,7 @@ export function developerSurroundings(policy: ContextPolicy, src: DeveloperSourc
 /** The whole context for one call: the surroundings and the identity as the configuration files say now. */
 export function developerContext(surroundings: Omit<DeveloperContext, 'identity'>, root: string, parentEnv: NodeJS.ProcessEnv): DeveloperContext {
   const home = personHome(parentEnv);
-  const identity = readGitIdentity({ ...(home && { home }), env: parentEnv, repo: ownRepository(root) });
+  const identity = cachedGitIdentity({ ...(home && { home }), env: parentEnv, repo: ownRepository(root) });
   return { ...surroundings, identity };
 }
 

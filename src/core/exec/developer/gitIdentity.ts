@@ -53,40 +53,51 @@ interface Value {
 class Unusable extends Error {}
 
 export function readGitIdentity(src: GitIdentitySources): GitIdentity {
+  return readGitIdentityFrom(src).identity;
+}
+
+/** readGitIdentity, with every file it tried to read (present or not): what the identity depends on. */
+export function readGitIdentityFrom(src: GitIdentitySources): { readonly identity: GitIdentity; readonly files: readonly string[] } {
+  const files: string[] = [];
   const values = new Map<string, Value>();
-  try {
-    for (const file of userFiles(src)) readFile(file, { follow: true, certain: true, depth: 0 });
-    const common = src.repo?.commonDir;
-    if (common) {
-      const repoConfig = readFile(path.join(common, 'config'), { follow: false, certain: true, depth: 0 });
-      if (repoConfig.worktreeConfig && src.repo?.gitDir) readFile(path.join(src.repo.gitDir, 'config.worktree'), { follow: false, certain: true, depth: 0 });
+  return { identity: read(), files };
+
+  function read(): GitIdentity {
+    try {
+      for (const file of userFiles(src)) readFile(file, { follow: true, certain: true, depth: 0 });
+      const common = src.repo?.commonDir;
+      if (common) {
+        const repoConfig = readFile(path.join(common, 'config'), { follow: false, certain: true, depth: 0 });
+        if (repoConfig.worktreeConfig && src.repo?.gitDir) readFile(path.join(src.repo.gitDir, 'config.worktree'), { follow: false, certain: true, depth: 0 });
+      }
+    } catch (e) {
+      if (e instanceof Unusable) return {};
+      throw e;
     }
-  } catch (e) {
-    if (e instanceof Unusable) return {};
-    throw e;
+    const get = (key: string) => {
+      const v = values.get(key);
+      return v?.certain ? v.value : undefined;
+    };
+    // A role's own key wins over user.*; an unknown role key hides the user.* fallback too (it might apply).
+    const pick = (role: string, field: string): string | undefined => {
+      const own = values.get(`${role}.${field}`);
+      if (own) return own.certain ? own.value : undefined;
+      return get(`user.${field}`);
+    };
+    const out: Record<string, string> = {};
+    const set = (name: keyof GitIdentity, v: string | undefined) => {
+      if (v !== undefined && v !== '' && !v.includes('\0')) out[name] = v;
+    };
+    set('authorName', pick('author', 'name'));
+    set('authorEmail', pick('author', 'email'));
+    set('committerName', pick('committer', 'name'));
+    set('committerEmail', pick('committer', 'email'));
+    return out;
   }
-  const get = (key: string) => {
-    const v = values.get(key);
-    return v?.certain ? v.value : undefined;
-  };
-  // A role's own key wins over user.*; an unknown role key hides the user.* fallback too (it might apply).
-  const pick = (role: string, field: string): string | undefined => {
-    const own = values.get(`${role}.${field}`);
-    if (own) return own.certain ? own.value : undefined;
-    return get(`user.${field}`);
-  };
-  const out: Record<string, string> = {};
-  const set = (name: keyof GitIdentity, v: string | undefined) => {
-    if (v !== undefined && v !== '' && !v.includes('\0')) out[name] = v;
-  };
-  set('authorName', pick('author', 'name'));
-  set('authorEmail', pick('author', 'email'));
-  set('committerName', pick('committer', 'name'));
-  set('committerEmail', pick('committer', 'email'));
-  return out;
 
   function readFile(file: string, how: { follow: boolean; certain: boolean; depth: number }): { worktreeConfig: boolean } {
     if (how.depth > MAX_INCLUDE_DEPTH) throw new Unusable(`includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
+    files.push(file);
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');

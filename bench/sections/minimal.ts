@@ -231,7 +231,7 @@ export async function minimal(calls: number, startRounds: number, sessionRounds:
     }
     const keys = Object.keys(pids) as (keyof typeof pids)[];
     const rss = Object.fromEntries(keys.map((k) => [k, Math.min(...readings.map((r) => r.kb[k]))])) as Record<keyof typeof pids, number>;
-    const releasedS = Object.fromEntries(keys.map((k) => [k, round(readings.find((r) => r.kb[k] <= rss[k] + 1024)!.at / 1000)])) as Record<keyof typeof pids, number>;
+    const releasedS = Object.fromEntries(keys.map((k) => [k, Number((readings.find((r) => r.kb[k] <= rss[k] + 1024)!.at / 1000).toFixed(1))])) as Record<keyof typeof pids, number>;
     const helpersKb = descendantsOf([pids.gStdio]).reduce((sum, p) => sum + pssKb(p), 0);
 
     const p = { gH: summarize(gH!).p50, mH: summarize(mH!).p50, gS: summarize(gS!).p50, mS: summarize(mS!).p50, cH: summarize(cH!).p50, cS: summarize(cS!).p50 };

@@ -59,7 +59,9 @@ export function scanProtected(root: string, globs: readonly string[], maxEntries
   const key = JSON.stringify([root, globs, maxEntries]);
   const before = kept.get(key);
   kept.delete(key);
-  const now = BigInt(Date.now()) * 1_000_000n;
+  // The end of this millisecond: Date.now() floors, and a folder changed earlier in the same millisecond would
+  // otherwise look changed in the future (racy for any window, even none).
+  const now = BigInt(Date.now()) * 1_000_000n + 999_999n;
   const racyNs = BigInt(racyMs) * 1_000_000n;
   const listings = new Map<string, Listing>();
   const git = new Set<string>();

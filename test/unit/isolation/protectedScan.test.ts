@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bwrapArgs } from '../../../src/core/isolation/bwrap';
 import { scanProtected, walkProtected } from '../../../src/core/isolation/protectedScan';
 
@@ -77,6 +77,23 @@ describe('scanProtected keeps each folder\'s listing while the folder is unchang
     const r = scanProtected(root, ['.env'], undefined, 0);
     expect(r.foldersRead).toBe(1);
     expect(r.git).toEqual([path.join(root, 'node_modules/p7/lib/.git')]);
+  });
+
+  it('keeps a folder changed earlier in the same millisecond as the walk (Date.now() floors: not "changed in the future")', () => {
+    mk('same/ms');
+    const times = ['', 'same', 'same/ms'].flatMap((rel) => {
+      const st = fs.lstatSync(path.join(root, rel), { bigint: true });
+      return [st.mtimeNs, st.ctimeNs];
+    });
+    const newest = times.reduce((a, b) => (a > b ? a : b));
+    const now = vi.spyOn(Date, 'now').mockReturnValue(Number(newest / 1_000_000n)); // the walk runs in that millisecond
+    try {
+      expect(scanProtected(root, [], undefined, 0).foldersRead).toBe(3);
+      // Unless the newest time fell exactly on a millisecond, a floored "now" made that folder racy: read every time.
+      expect(scanProtected(root, [], undefined, 0).foldersRead).toBe(0);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('stops a nested repository made in the same clock tick as the last walk from escaping the read-only mounts (racy folders are read again)', () => {

@@ -39,11 +39,13 @@ export function containmentOnce(): Promise<unknown> {
 
 /**
  * The isolation of a policy whose isolation is "none", known before the sandbox's probes answer: without a sandbox
- * it depends on the containment launcher only (containmentOnce), never on the sandbox's or the preview's trial.
+ * it depends on the containment launcher only (containmentOnce), never on the sandbox's or the preview's trial, nor
+ * on the developer's context (a sandbox mounts the private HOME and the toolchain folders; nothing else reads them
+ * here), so the scan of the PATH for toolchains waits for the probes too.
  */
-export function isolationWithoutSandbox(policy: Policy, developer: Pick<DeveloperContext, 'home' | 'toolchain'>): IsolationState {
+export function isolationWithoutSandbox(policy: Policy): IsolationState {
   if (policy.isolation !== 'none') throw new Error('only a policy without a sandbox is known before the sandbox probe');
-  return isolationFor(policy, { kind: 'none', available: false, reason: 'not needed: isolation is none' }, developer);
+  return isolationFor(policy, { kind: 'none', available: false, reason: 'not needed: isolation is none' });
 }
 
 /**

@@ -98,7 +98,7 @@ export async function startStandalone(
   const known =
     policy.isolation === 'none'
       ? containmentOnce().then(() => {
-          if (ctx.isolation === PROBE_PENDING && ctx.policy.isolation === 'none') ctx.isolation = isolationWithoutSandbox(ctx.policy, ctx.surroundingsFor(ctx.policy));
+          if (ctx.isolation === PROBE_PENDING && ctx.policy.isolation === 'none') ctx.isolation = isolationWithoutSandbox(ctx.policy);
         }, () => (probesMayStart(), ctx.ready))
       : ctx.ready;
   // A host approver (VS Code) answers for every session. Otherwise `approver` decides (docs/approvals.md): the

@@ -8,9 +8,14 @@ import { isolationFor, isolationWithoutSandbox } from '../../../../src/server/is
 
 /**
  * A server without a sandbox (isolation "none") opens sessions once its containment trial answered, before the
- * sandbox's and the preview's trials (src/server/standalone.ts). What those sessions are told must then be exactly
- * what they would be told once every probe answered, whatever the probes find.
+ * sandbox's and the preview's trials and before it scanned the PATH for toolchain folders (src/server/standalone.ts).
+ * What those sessions are told must then be exactly what they would be told once every probe answered, whatever the
+ * probes and the developer's context find.
  */
+const developer = {
+  home: '/var/lib/gs-home',
+  toolchain: { dirs: ['/home/dev/.cargo/bin'], path: '/home/dev/.cargo/bin:/usr/bin:/bin', binds: ['/home/dev/.cargo'], env: { CARGO_HOME: '/home/dev/.cargo' }, skipped: [] },
+};
 const probes: IsolationProbe[] = [
   { kind: 'bwrap', available: true, path: '/usr/bin/bwrap', version: '0.8.0' },
   { kind: 'bwrap', available: false, reason: 'bwrap is not installed' },
@@ -24,10 +29,10 @@ describe('the isolation a server without a sandbox tells its sessions before the
     for (const network of ['allow', 'fetch', 'domains', 'deny'] as const) {
       for (const mode of ['readOnly', 'confirm', 'auto'] as const) {
         const policy = parsePolicy({ root: '/tmp', isolation: 'none', network, mode });
-        const early = isolationWithoutSandbox(policy, {});
+        const early = isolationWithoutSandbox(policy);
         for (const probe of probes) {
           for (const overlay of overlays) {
-            const later = isolationFor(policy, probe, {}, undefined, overlay);
+            const later = isolationFor(policy, probe, developer, undefined, overlay);
             expect(told(early), `${network} ${mode} ${probe.kind}/${probe.available} ${overlay ? 'overlay' : ''}`).toEqual(told(later));
             expect(instructions({ isolation: early, policy })).toBe(instructions({ isolation: later, policy }));
           }
@@ -37,6 +42,6 @@ describe('the isolation a server without a sandbox tells its sessions before the
   });
 
   it('is refused for a policy with a sandbox (that one depends on the sandbox probe)', () => {
-    expect(() => isolationWithoutSandbox(parsePolicy({ root: '/tmp', isolation: 'auto' }), {})).toThrow(/only a policy without a sandbox/);
+    expect(() => isolationWithoutSandbox(parsePolicy({ root: '/tmp', isolation: 'auto' }))).toThrow(/only a policy without a sandbox/);
   });
 });

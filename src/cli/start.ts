@@ -50,7 +50,13 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/** Writes the cache beside the old ones by rename (never half a file), then drops caches of other bundles. */
+/**
+ * Caches kept per starter: the newest few, not only the last, so two versions started side by side (`npx` of two
+ * releases, a checkout beside an install) do not evict each other's cache at every start.
+ */
+const CACHES_KEPT = 3;
+
+/** Writes the cache beside the old ones by rename (never half a file), then drops all but the newest few of ours. */
 function writeCache(dir: string, file: string, data: Buffer): void {
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   try {
@@ -62,7 +68,12 @@ function writeCache(dir: string, file: string, data: Buffer): void {
     }
     fs.renameSync(tmp, file);
     const ours = new RegExp(`^${PREFIX}-[0-9a-f]+\\.v8$`); // the other starter's caches are not ours to drop
-    for (const old of fs.readdirSync(dir)) if (ours.test(old) && old !== path.basename(file)) fs.rmSync(path.join(dir, old), { force: true });
+    const older = fs
+      .readdirSync(dir)
+      .filter((f) => ours.test(f) && f !== path.basename(file))
+      .map((f) => ({ f, mtime: fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { f } of older.slice(CACHES_KEPT - 1)) fs.rmSync(path.join(dir, f), { force: true });
   } catch {
     fs.rmSync(tmp, { force: true });
   }

@@ -98,6 +98,37 @@ describe('the CLI starter\'s code cache', () => {
     expect(fs.existsSync(cacheDir(home))).toBe(false);
   });
 
+  it('keeps the caches of two versions started side by side (each reuses its own), and only the newest three', () => {
+    if (nodeMajor >= 22) return; // Node's own cache keeps one file per module itself
+    const home = freshHome();
+    // Other versions: the same starter beside a bundle with other bytes (another hash, so a cache of its own).
+    const variant = (n: number) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-cache-build-'));
+      homes.push(dir);
+      fs.copyFileSync(CLI, path.join(dir, 'cli.js'));
+      fs.writeFileSync(path.join(dir, 'cli-main.js'), fs.readFileSync(path.join(path.dirname(CLI), 'cli-main.js'), 'utf8') + `\n// build ${n}\n`);
+      return path.join(dir, 'cli.js');
+    };
+    const run = (cli: string) => {
+      const r = spawnSync(process.execPath, [cli, '--version'], { env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status).toBe(0);
+    };
+    const [a, b, c, d] = [CLI, variant(1), variant(2), variant(3)];
+    run(a);
+    const first = cacheFiles(home);
+    const inode = fs.statSync(path.join(cacheDir(home), first[0]!)).ino;
+    run(b);
+    run(a); // the first version again: its cache is still there and accepted as it is
+    expect(cacheFiles(home)).toHaveLength(2);
+    expect(fs.statSync(path.join(cacheDir(home), first[0]!)).ino).toBe(inode);
+    run(c);
+    expect(cacheFiles(home)).toHaveLength(3);
+    run(d); // a fourth: the oldest written (the first version's) goes
+    const last = cacheFiles(home);
+    expect(last).toHaveLength(3);
+    expect(last).not.toContain(first[0]);
+  });
+
   it('lives where the sandbox and the file tools hide it when the workspace holds the home folder', () => {
     expect(SENSITIVE_HOME_ENTRIES).toContain(path.relative(os.homedir(), path.join(os.homedir(), '.cache', 'guarded-shell')));
   });

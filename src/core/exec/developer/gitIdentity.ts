@@ -31,11 +31,15 @@ export interface GitIdentity {
   readonly committerEmail?: string;
 }
 
+/** The environment names git's configuration files depend on: the only ones the reader may look at (and its cache keys on). */
+export const IDENTITY_ENV_NAMES = ['XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM'] as const;
+export type IdentityEnv = { readonly [K in (typeof IDENTITY_ENV_NAMES)[number]]?: string };
+
 export interface GitIdentitySources {
   /** The person's home folder (the server's HOME): `~/.gitconfig`, `~/` in include paths. */
   readonly home?: string;
   /** The server's environment: XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM. */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: IdentityEnv;
   /** The workspace's repository: its git directory (gitdir: conditions) and common directory (its config). */
   readonly repo?: { readonly gitDir?: string; readonly commonDir?: string };
 }

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { readGitIdentityFrom, type GitIdentity, type GitIdentitySources } from './gitIdentity';
+import { IDENTITY_ENV_NAMES, readGitIdentityFrom, type GitIdentity, type GitIdentitySources } from './gitIdentity';
 
 /**
  * The git identity is given to every command as it is configured at that moment (an edited ~/.gitconfig applies
@@ -37,10 +37,17 @@ export function cachedGitIdentity(src: GitIdentitySources, now = Date.now()): Gi
   return identity;
 }
 
-/** Everything readGitIdentity reads besides the files: the home folder, git's environment names, the repository. */
+/**
+ * Everything readGitIdentity reads besides the files. Typed so that a new field of the sources fails to compile here
+ * until the key takes it, and the environment names come from the reader's own list.
+ */
 function sourceKey(src: GitIdentitySources): string {
-  const e = src.env;
-  return JSON.stringify([src.home, e.XDG_CONFIG_HOME, e.GIT_CONFIG_GLOBAL, e.GIT_CONFIG_SYSTEM, e.GIT_CONFIG_NOSYSTEM, src.repo?.gitDir, src.repo?.commonDir]);
+  const parts: { [K in keyof Required<GitIdentitySources>]: unknown } = {
+    home: src.home,
+    env: IDENTITY_ENV_NAMES.map((n) => src.env[n]),
+    repo: src.repo ?? null,
+  };
+  return JSON.stringify(parts);
 }
 
 /** A file's identity and times, or how looking at it failed; undefined when it changed too recently to tell. */

@@ -3,4 +3,5 @@ export declare const LAUNCHER_NAME: string;
 export declare const LAUNCHER_PATH: string;
 export declare const besideTheBundle: { readonly GUARDED_SHELL_LAUNCHER: string };
 export declare const inTheCheckout: { readonly GUARDED_SHELL_LAUNCHER: string };
-export declare function buildLauncher(options?: { quiet?: boolean }): boolean;
+/** out: where the binary goes (default LAUNCHER_PATH, dist/). */
+export declare function buildLauncher(options?: { quiet?: boolean; out?: string }): boolean;

@@ -51,6 +51,13 @@
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
+/* What the build made this from (scripts/launcher.mjs: a hash of this source, the compiler and its flags). A binary
+ * without it, or with another, is built again: a hand-made build (say, with sanitizers) never stays in dist/. */
+#ifndef GUARDED_SHELL_BUILD_ID
+#define GUARDED_SHELL_BUILD_ID "none"
+#endif
+__attribute__((used)) static const char build_id[] = "guarded-shell-launcher-build " GUARDED_SHELL_BUILD_ID;
+
 extern char **environ;
 
 static pid_t self;          /* this process: each stage dies with it */

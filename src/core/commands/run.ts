@@ -231,7 +231,7 @@ async function execute(
   view: OverlayView | undefined, overrides?: SpecOverrides, publishFor?: BackgroundRun,
 ): Promise<CommandResult> {
   // Without a proxy the call has no network of its own to open or close (and no AbortController to abort: aborting
-  // one builds a DOMException, a tenth of a call's own CPU in the profile).
+  // one builds a DOMException: about 4 % of the server's CPU per call in a profile).
   if (!isolation.proxy || !deps.egress) return executeWired(deps, call, request, plan, env, policy, isolation, gated, note, developer, undefined, view, overrides);
   // The call's egress proxy, the only way out of its sandbox; closed (its tunnels cut, an open card withdrawn)
   // once every process of the call is gone. With it, the folder's port bridge (background/network.ts).

@@ -46,8 +46,8 @@ export function describeWith(...names: Capability[]): (title: string, body: () =
   const line = missingLine(names);
   if (!line) return (title, body) => describe(title, body);
   if (strict()) return (title) => describe(title, () => it(`has ${names.join(' and ')}`, () => { throw new Error(line); }));
-  // Skipped because the capability is missing here (the global setup prints which, and how to install it);
   // GUARDED_SHELL_STRICT (CI) takes the branch above instead, so CI cannot pass by skipping.
+  // Reason for the skip: a capability this machine lacks (the global setup prints which, and how to install it).
   return (title, body) => describe.skip(title, body); // skipped: a capability this machine lacks (named at the start)
 }
 
